@@ -1,0 +1,100 @@
+// Runs a model: build from (model, resolver), allocate, fill inputs, invoke.
+//
+//   auto model = relite::Model::FromFile("m.tflite");
+//   relite::BuiltinOpResolver resolver;
+//   auto interp = relite::InterpreterBuilder(**model, resolver).SetNumThreads(2).Build();
+//   (*interp)->AllocateTensors();
+//   float* in = (*interp)->typed_input<float>(0);  ...
+//   (*interp)->Invoke();
+//   const float* out = (*interp)->typed_output<float>(0);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/kernel.h"
+#include "relite/model.h"
+#include "relite/op_resolver.h"
+#include "relite/status.h"
+#include "relite/tensor.h"
+
+namespace relite {
+
+class ThreadPool;
+class Subgraph;
+
+struct InterpreterOptions {
+  // Worker threads for kernels; <= 0 means one per hardware core.
+  int num_threads = -1;
+};
+
+class Interpreter {
+ public:
+  ~Interpreter();
+
+  // Plans memory and prepares every node for the current input shapes.
+  Status AllocateTensors();
+  // Changes graph input `input_index`'s shape; call AllocateTensors next.
+  Status ResizeInputTensor(int input_index, const Shape& shape);
+  Status Invoke();
+
+  int num_inputs() const;
+  int num_outputs() const;
+  Tensor* input_tensor(int input_index);
+  Tensor* output_tensor(int output_index);
+  // Typed data of an input/output; null when the index is out of range, the
+  // dtype differs or tensors are not allocated.
+  template <typename T> T* typed_input(int i) { return Typed<T>(input_tensor(i)); }
+  template <typename T> const T* typed_output(int i) { return Typed<T>(output_tensor(i)); }
+
+  // Subgraph 0 (the main graph) introspection.
+  int tensors_size() const;
+  Tensor* tensor(int tensor_index);
+  int nodes_size() const;
+  const Node& node(int node_index) const;
+  const std::vector<int>& inputs() const;   // tensor indices
+  const std::vector<int>& outputs() const;  // tensor indices
+  // True when the node's inputs are all constant and it was computed once at
+  // allocation time (it is skipped by Invoke).
+  bool node_is_folded(int node_index) const;
+
+  // Bytes of the activation arena of the current plan, and what the same
+  // tensors would need without reuse.
+  size_t arena_bytes() const;
+  size_t unplanned_bytes() const;
+  // Bytes owned by tensors outside the arena (folded constants, variables).
+  size_t persistent_bytes() const;
+  int num_threads() const;
+  const Model& model() const { return model_; }
+
+ private:
+  friend class InterpreterBuilder;
+  Interpreter(const Model& model, int num_threads);
+  template <typename T> static T* Typed(Tensor* t) {
+    if (t == nullptr || t->data == nullptr || t->type != DataTypeOf<T>()) return nullptr;
+    return static_cast<T*>(t->data);
+  }
+
+  const Model& model_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<Subgraph> main_;
+};
+
+class InterpreterBuilder {
+ public:
+  // The model and resolver must outlive the interpreter.
+  InterpreterBuilder(const Model& model, const OpResolver& resolver);
+  InterpreterBuilder& SetNumThreads(int num_threads);
+  // Resolves every operator of the main subgraph to a kernel; errors name the
+  // operator (e.g. a custom op with no registration).
+  StatusOr<std::unique_ptr<Interpreter>> Build();
+
+ private:
+  const Model& model_;
+  const OpResolver& resolver_;
+  InterpreterOptions options_;
+};
+
+}  // namespace relite

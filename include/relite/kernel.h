@@ -1,0 +1,88 @@
+// The kernel interface: what a builtin or custom op implements.
+//
+// Lifecycle (as in XNNPACK's create / reshape / setup split):
+//   factory(node)  once per node: parse options, validate what needs no shapes;
+//   Prepare(ctx)   on every (re)allocation: check input types and shapes, set
+//                  output shapes, request scratch; never touches tensor data
+//                  unless the input is constant;
+//   Eval(ctx)      per Invoke: compute; never allocates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/status.h"
+#include "relite/tensor.h"
+
+namespace relite {
+
+// One operator of a subgraph, as read from the model.
+struct Node {
+  int index = -1;                 // position in the subgraph's execution order
+  int32_t builtin_code = 0;       // .tflite BuiltinOperator value (32 = CUSTOM)
+  int version = 1;
+  std::string op_name;            // "CONV_2D", or the custom op's name
+  std::vector<int> inputs;        // tensor indices; -1 marks an absent optional input
+  std::vector<int> outputs;
+  std::vector<int> intermediates;
+  uint8_t builtin_options_type = 0;       // .tflite BuiltinOptions union tag
+  const void* builtin_options = nullptr;  // the options table, or null when absent
+  const uint8_t* custom_options = nullptr;
+  size_t custom_options_size = 0;
+
+  bool is_custom() const { return builtin_code == 32; }
+  // "node 12 (CONV_2D v1)"
+  std::string Describe() const;
+};
+
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+
+  virtual const Node& node() const = 0;
+  int num_inputs() const { return static_cast<int>(node().inputs.size()); }
+  int num_outputs() const { return static_cast<int>(node().outputs.size()); }
+  // False when input i is beyond the list or marked absent (-1).
+  bool has_input(int i) const {
+    return i >= 0 && i < num_inputs() && node().inputs[static_cast<size_t>(i)] >= 0;
+  }
+  virtual Tensor& input(int i) = 0;
+  virtual Tensor& output(int i) = 0;
+  virtual Tensor& intermediate(int i) = 0;
+
+  // Sets output i's shape (Prepare). Data is allocated by the interpreter
+  // after all nodes are prepared.
+  virtual Status ResizeOutput(int i, Shape shape) = 0;
+
+  // Scratch memory valid during this node's Eval only; request in Prepare.
+  virtual void RequestScratch(size_t bytes) = 0;
+  virtual void* scratch() = 0;
+
+  // Runs fn(begin, end) over [0, n) split into at most num_threads() chunks of
+  // at least min_chunk items each; returns when all chunks are done.
+  virtual void ParallelFor(int64_t n, int64_t min_chunk,
+                           const std::function<void(int64_t, int64_t)>& fn) = 0;
+  virtual int num_threads() const = 0;
+
+  // An InvalidArgument error prefixed with the node's description.
+  Status Error(const std::string& message) const {
+    return InvalidArgumentError(node().Describe() + ": " + message);
+  }
+  Status Unsupported(const std::string& message) const {
+    return UnimplementedError(node().Describe() + ": " + message);
+  }
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Status Prepare(KernelContext& ctx) = 0;
+  virtual Status Eval(KernelContext& ctx) = 0;
+};
+
+using KernelFactory = std::function<StatusOr<std::unique_ptr<Kernel>>(const Node& node)>;
+
+}  // namespace relite

@@ -1,0 +1,53 @@
+// A verified, read-only .tflite model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "relite/status.h"
+
+namespace tflite {
+struct Model;
+}
+
+namespace relite {
+
+class Model {
+ public:
+  // Maps the file read-only and verifies it (flatbuffers verifier + semantic
+  // checks). Errors name the file, subgraph, tensor or operator concerned.
+  static StatusOr<std::unique_ptr<Model>> FromFile(const std::string& path);
+  // Copies the bytes (so the caller's buffer may go away) and verifies them.
+  // `name` is used in error messages.
+  static StatusOr<std::unique_ptr<Model>> FromBuffer(const void* data, size_t size,
+                                                    const std::string& name = "<memory>");
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const std::string& name() const { return name_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  // The flatbuffer root (schema in schema/tflite.fbs); for relite internals and tools.
+  const tflite::Model* fb() const { return fb_; }
+  // Bytes of buffer `index` (inline or, for >2 GiB models, at an offset in
+  // the file); empty span as {nullptr, 0}.
+  std::pair<const uint8_t*, size_t> buffer(uint32_t index) const;
+
+ private:
+  Model() = default;
+  static StatusOr<std::unique_ptr<Model>> Verify(std::unique_ptr<Model> model);
+
+  std::string name_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  const tflite::Model* fb_ = nullptr;
+  void* mapping_ = nullptr;  // mmap base when loaded from a file
+  size_t mapping_size_ = 0;
+  std::unique_ptr<uint8_t[], void (*)(void*)> copy_{nullptr, nullptr};
+};
+
+}  // namespace relite

@@ -1,0 +1,66 @@
+#include "relite/interpreter.h"
+
+#include <thread>
+
+#include "fmt/format.h"
+#include "src/core/interpreter/subgraph.h"
+#include "src/core/interpreter/thread_pool.h"
+
+namespace relite {
+
+Interpreter::Interpreter(const Model& model, int num_threads)
+    : model_(model), pool_(std::make_unique<ThreadPool>(num_threads)) {}
+
+Interpreter::~Interpreter() = default;
+
+Status Interpreter::AllocateTensors() { return main_->AllocateTensors(); }
+Status Interpreter::ResizeInputTensor(int input_index, const Shape& shape) {
+  return main_->ResizeInput(input_index, shape);
+}
+Status Interpreter::Invoke() { return main_->Invoke(); }
+
+int Interpreter::num_inputs() const { return static_cast<int>(main_->inputs().size()); }
+int Interpreter::num_outputs() const { return static_cast<int>(main_->outputs().size()); }
+
+Tensor* Interpreter::input_tensor(int i) {
+  if (i < 0 || i >= num_inputs()) return nullptr;
+  return &main_->tensors()[static_cast<size_t>(main_->inputs()[static_cast<size_t>(i)])];
+}
+Tensor* Interpreter::output_tensor(int i) {
+  if (i < 0 || i >= num_outputs()) return nullptr;
+  return &main_->tensors()[static_cast<size_t>(main_->outputs()[static_cast<size_t>(i)])];
+}
+
+int Interpreter::tensors_size() const { return static_cast<int>(main_->tensors().size()); }
+Tensor* Interpreter::tensor(int i) {
+  if (i < 0 || i >= tensors_size()) return nullptr;
+  return &main_->tensors()[static_cast<size_t>(i)];
+}
+int Interpreter::nodes_size() const { return static_cast<int>(main_->nodes().size()); }
+const Node& Interpreter::node(int i) const { return main_->nodes()[static_cast<size_t>(i)]; }
+const std::vector<int>& Interpreter::inputs() const { return main_->inputs(); }
+const std::vector<int>& Interpreter::outputs() const { return main_->outputs(); }
+bool Interpreter::node_is_folded(int i) const { return i >= 0 && i < nodes_size() && main_->folded(i); }
+size_t Interpreter::arena_bytes() const { return main_->arena_bytes(); }
+size_t Interpreter::unplanned_bytes() const { return main_->unplanned_bytes(); }
+size_t Interpreter::persistent_bytes() const { return main_->persistent_bytes(); }
+int Interpreter::num_threads() const { return pool_->size(); }
+
+InterpreterBuilder::InterpreterBuilder(const Model& model, const OpResolver& resolver)
+    : model_(model), resolver_(resolver) {}
+
+InterpreterBuilder& InterpreterBuilder::SetNumThreads(int num_threads) {
+  options_.num_threads = num_threads;
+  return *this;
+}
+
+StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
+  int threads = options_.num_threads;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
+  interp->main_ = std::make_unique<Subgraph>(model_, 0, interp->pool_.get());
+  RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
+  return interp;
+}
+
+}  // namespace relite

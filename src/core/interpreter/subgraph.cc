@@ -1,0 +1,368 @@
+#include "src/core/interpreter/subgraph.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "fmt/format.h"
+#include "src/core/interpreter/thread_pool.h"
+#include "src/core/memory/arena_planner.h"
+#include "src/core/model/verifier.h"
+#include "tflite_generated.h"
+
+namespace relite {
+namespace {
+
+std::shared_ptr<uint8_t> AllocateAligned(size_t bytes) {
+  const size_t padded = std::max<size_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, padded));
+  if (p == nullptr) return nullptr;
+  return std::shared_ptr<uint8_t>(p, std::free);
+}
+
+}  // namespace
+
+// The view of the subgraph a kernel gets while it is prepared or evaluated.
+class NodeContext final : public KernelContext {
+ public:
+  NodeContext(Subgraph& sg, int node_index) : sg_(sg), node_(sg.nodes_[static_cast<size_t>(node_index)]) {}
+
+  const Node& node() const override { return node_; }
+  Tensor& input(int i) override { return Get(node_.inputs, i); }
+  Tensor& output(int i) override { return Get(node_.outputs, i); }
+  Tensor& intermediate(int i) override { return Get(node_.intermediates, i); }
+
+  Status ResizeOutput(int i, Shape shape) override {
+    if (i < 0 || i >= num_outputs()) return InternalError(node_.Describe() + ": output index " + std::to_string(i) + " out of range");
+    const int t = node_.outputs[static_cast<size_t>(i)];
+    for (int32_t d : shape) {
+      if (d < 0) return Error("computed a negative dimension for output " + std::to_string(i) + ": " + ShapeToString(shape));
+    }
+    Tensor& tensor = sg_.tensors_[static_cast<size_t>(t)];
+    tensor.shape = std::move(shape);
+    sg_.output_set_[static_cast<size_t>(t)] = 1;
+    return Status::Ok();
+  }
+
+  void RequestScratch(size_t bytes) override {
+    auto& s = sg_.scratch_bytes_[static_cast<size_t>(node_.index)];
+    s = std::max(s, bytes);
+  }
+  void* scratch() override { return sg_.scratch_ptr_[static_cast<size_t>(node_.index)]; }
+
+  void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn) override {
+    sg_.pool_->ParallelFor(n, min_chunk, fn);
+  }
+  int num_threads() const override { return sg_.pool_->size(); }
+
+ private:
+  Tensor& Get(const std::vector<int>& list, int i) {
+    // Kernels check has_input() and counts in Prepare; an absent slot maps to
+    // a shared empty tensor rather than out-of-bounds memory.
+    if (i < 0 || static_cast<size_t>(i) >= list.size() || list[static_cast<size_t>(i)] < 0) {
+      empty_ = Tensor();
+      return empty_;
+    }
+    return sg_.tensors_[static_cast<size_t>(list[static_cast<size_t>(i)])];
+  }
+
+  Subgraph& sg_;
+  const Node& node_;
+  Tensor empty_;
+};
+
+Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool) : model_(model), index_(index), pool_(pool) {}
+Subgraph::~Subgraph() = default;
+
+Status Subgraph::Fail(const std::string& message) const {
+  return InvalidArgumentError(fmt::format("{}: subgraph {}: {}", model_.name(), index_, message));
+}
+
+Status Subgraph::Build(const OpResolver& resolver) {
+  RELITE_RETURN_IF_ERROR(ReadTensors());
+  return ReadNodes(resolver);
+}
+
+Status Subgraph::ReadTensors() {
+  const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
+  const uint32_t n = sg->tensors() ? sg->tensors()->size() : 0;
+  tensors_.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto* src = sg->tensors()->Get(i);
+    Tensor& t = tensors_[i];
+    t.name = src->name() ? src->name()->str() : std::string();
+    t.type = static_cast<DataType>(src->type());
+    if (src->shape()) t.shape.assign(src->shape()->begin(), src->shape()->end());
+    t.is_variable = src->is_variable();
+    if (const auto* q = src->quantization()) {
+      if (q->scale()) t.quant.scale.assign(q->scale()->begin(), q->scale()->end());
+      if (q->zero_point()) t.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+      if (t.quant.zero_point.empty() && !t.quant.scale.empty()) t.quant.zero_point.assign(t.quant.scale.size(), 0);
+      t.quant.quantized_dimension = q->quantized_dimension();
+    }
+    t.sparsity = src->sparsity();
+    auto [data, bytes] = model_.buffer(src->buffer());
+    if (data != nullptr && bytes > 0) {
+      if (reinterpret_cast<uintptr_t>(data) % 16 == 0 && !t.is_variable) {
+        t.data = const_cast<uint8_t*>(data);  // read-only by contract: constants are never outputs
+        t.allocation = Allocation::kConstant;
+      } else {
+        // Misaligned constants (and variables, which are written) get their own copy.
+        t.owned = AllocateAligned(bytes);
+        if (!t.owned) return Fail(fmt::format("out of memory copying tensor {}", i));
+        std::memcpy(t.owned.get(), data, bytes);
+        t.data = t.owned.get();
+        t.allocation = t.is_variable ? Allocation::kPersistent : Allocation::kPersistent;
+      }
+      t.bytes = bytes;
+    }
+  }
+  if (sg->inputs()) inputs_.assign(sg->inputs()->begin(), sg->inputs()->end());
+  if (sg->outputs()) outputs_.assign(sg->outputs()->begin(), sg->outputs()->end());
+  output_set_.assign(n, 0);
+  return Status::Ok();
+}
+
+Status Subgraph::ReadNodes(const OpResolver& resolver) {
+  const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
+  const uint32_t n = sg->operators() ? sg->operators()->size() : 0;
+  nodes_.resize(n);
+  kernels_.resize(n);
+  folded_.assign(n, 0);
+  scratch_bytes_.assign(n, 0);
+  scratch_ptr_.assign(n, nullptr);
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto* op = sg->operators()->Get(i);
+    const auto* code = model_.fb()->operator_codes()->Get(op->opcode_index());
+    Node& node = nodes_[i];
+    node.index = static_cast<int>(i);
+    node.builtin_code = GetBuiltinCode(code);
+    node.version = code->version();
+    node.op_name = node.is_custom() ? code->custom_code()->str() : BuiltinOpName(node.builtin_code);
+    if (op->inputs()) node.inputs.assign(op->inputs()->begin(), op->inputs()->end());
+    if (op->outputs()) node.outputs.assign(op->outputs()->begin(), op->outputs()->end());
+    if (op->intermediates()) node.intermediates.assign(op->intermediates()->begin(), op->intermediates()->end());
+    node.builtin_options_type = static_cast<uint8_t>(op->builtin_options_type());
+    node.builtin_options = op->builtin_options();
+    if (op->custom_options() && op->custom_options()->size() > 0) {
+      node.custom_options = op->custom_options()->data();
+      node.custom_options_size = op->custom_options()->size();
+    } else if (op->large_custom_options_offset() > 1) {
+      node.custom_options = model_.data() + op->large_custom_options_offset();
+      node.custom_options_size = static_cast<size_t>(op->large_custom_options_size());
+    }
+
+    const OpRegistration* reg = nullptr;
+    if (node.is_custom()) {
+      reg = resolver.FindCustom(node.op_name, node.version);
+      if (reg == nullptr) {
+        if (const auto* any = resolver.FindCustomAnyVersion(node.op_name)) {
+          return Fail(fmt::format("node {}: custom op '{}' version {} is not supported (registered versions {}..{})", i,
+                                  node.op_name, node.version, any->min_version, any->max_version));
+        }
+        return Fail(fmt::format("node {}: custom op '{}' has no registered kernel (relite does not implement it; an "
+                                "application can register one with OpResolver::AddCustom(\"{}\", ...))",
+                                i, node.op_name, node.op_name));
+      }
+    } else {
+      reg = resolver.FindBuiltin(node.builtin_code, node.version);
+      if (reg == nullptr) {
+        if (const auto* any = resolver.FindBuiltinAnyVersion(node.builtin_code)) {
+          return Fail(fmt::format("node {}: op {} version {} is not supported (supported versions {}..{})", i,
+                                  node.op_name, node.version, any->min_version, any->max_version));
+        }
+        return Fail(fmt::format("node {}: builtin op {} (code {}) is not supported by relite", i, node.op_name,
+                                node.builtin_code));
+      }
+    }
+    auto kernel = reg->create(node);
+    if (!kernel.ok()) return kernel.status().WithContext(fmt::format("{}: subgraph {}", model_.name(), index_));
+    kernels_[i] = std::move(kernel).value();
+    if (!kernels_[i]) return Fail(fmt::format("{}: kernel factory returned no kernel", node.Describe()));
+  }
+  return Status::Ok();
+}
+
+Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
+  if (input_index < 0 || input_index >= static_cast<int>(inputs_.size())) {
+    return InvalidArgumentError(fmt::format("input index {} is out of range (the model has {} inputs)", input_index,
+                                            inputs_.size()));
+  }
+  for (int32_t d : shape) {
+    if (d < 0) return InvalidArgumentError(fmt::format("input {}: negative dimension in {}", input_index, ShapeToString(shape)));
+  }
+  Tensor& t = tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(input_index)])];
+  if (t.shape != shape) {
+    t.shape = shape;
+    allocated_ = false;
+  }
+  return Status::Ok();
+}
+
+bool Subgraph::CanFold(int node_index) const {
+  const Node& node = nodes_[static_cast<size_t>(node_index)];
+  bool any_input = false;
+  for (int t : node.inputs) {
+    if (t < 0) continue;
+    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
+    if (!tensor.is_constant()) return false;
+    any_input = true;
+  }
+  for (int t : node.outputs) {
+    if (tensors_[static_cast<size_t>(t)].is_variable) return false;
+  }
+  return any_input;
+}
+
+Status Subgraph::PrepareNode(int node_index) {
+  NodeContext ctx(*this, node_index);
+  const Node& node = nodes_[static_cast<size_t>(node_index)];
+  for (int t : node.outputs) output_set_[static_cast<size_t>(t)] = 0;
+  scratch_bytes_[static_cast<size_t>(node_index)] = 0;
+  Status s = kernels_[static_cast<size_t>(node_index)]->Prepare(ctx);
+  if (!s.ok()) return s.WithContext(model_.name());
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    if (!output_set_[static_cast<size_t>(node.outputs[k])]) {
+      return InternalError(fmt::format("{}: {}: kernel did not set the shape of output {}", model_.name(),
+                                       node.Describe(), k));
+    }
+    Tensor& out = tensors_[static_cast<size_t>(node.outputs[k])];
+    if (DataTypeSize(out.type) == 0) {
+      return UnimplementedError(fmt::format("{}: {}: output {} has type {}, which relite cannot allocate",
+                                            model_.name(), node.Describe(), k, DataTypeName(out.type)));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Subgraph::FoldNode(int node_index) {
+  const Node& node = nodes_[static_cast<size_t>(node_index)];
+  for (int t : node.outputs) {
+    Tensor& out = tensors_[static_cast<size_t>(t)];
+    out.bytes = static_cast<size_t>(out.num_elements()) * DataTypeSize(out.type);
+    out.owned = AllocateAligned(out.bytes);
+    if (!out.owned) return InternalError(fmt::format("{}: out of memory folding {}", model_.name(), node.Describe()));
+    out.data = out.owned.get();
+    out.allocation = Allocation::kPersistent;
+  }
+  std::shared_ptr<uint8_t> scratch;
+  if (scratch_bytes_[static_cast<size_t>(node_index)] > 0) {
+    scratch = AllocateAligned(scratch_bytes_[static_cast<size_t>(node_index)]);
+    scratch_ptr_[static_cast<size_t>(node_index)] = scratch.get();
+  }
+  NodeContext ctx(*this, node_index);
+  Status s = kernels_[static_cast<size_t>(node_index)]->Eval(ctx);
+  scratch_ptr_[static_cast<size_t>(node_index)] = nullptr;
+  if (!s.ok()) return s.WithContext(model_.name());
+  folded_[static_cast<size_t>(node_index)] = 1;
+  return Status::Ok();
+}
+
+Status Subgraph::AllocateTensors() {
+  // Activations are re-planned from scratch; constants, variables and folded
+  // outputs keep their persistent storage.
+  for (Tensor& t : tensors_) {
+    if (t.allocation == Allocation::kArena) {
+      t.allocation = Allocation::kNone;
+      t.data = nullptr;
+    }
+  }
+  for (int in : inputs_) {
+    const Tensor& t = tensors_[static_cast<size_t>(in)];
+    if (DataTypeSize(t.type) == 0) {
+      return UnimplementedError(fmt::format("{}: input tensor {} ('{}') has type {}, which relite cannot allocate",
+                                            model_.name(), in, t.name, DataTypeName(t.type)));
+    }
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    RELITE_RETURN_IF_ERROR(PrepareNode(static_cast<int>(i)));
+    if (CanFold(static_cast<int>(i))) RELITE_RETURN_IF_ERROR(FoldNode(static_cast<int>(i)));
+  }
+  RELITE_RETURN_IF_ERROR(PlanMemory());
+  allocated_ = true;
+  return Status::Ok();
+}
+
+Status Subgraph::PlanMemory() {
+  const int steps = static_cast<int>(nodes_.size());
+  std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
+  auto touch = [&](int t, int step) {
+    if (t < 0) return;
+    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
+    if (tensor.allocation == Allocation::kConstant || tensor.allocation == Allocation::kPersistent) return;
+    auto& f = first[static_cast<size_t>(t)];
+    if (f < 0 || step < f) f = step;
+    last[static_cast<size_t>(t)] = std::max(last[static_cast<size_t>(t)], step);
+  };
+  for (int t : inputs_) touch(t, 0);
+  for (int i = 0; i < steps; ++i) {
+    if (folded_[static_cast<size_t>(i)]) continue;
+    const Node& node = nodes_[static_cast<size_t>(i)];
+    for (int t : node.inputs) touch(t, i);
+    for (int t : node.outputs) touch(t, i);
+    for (int t : node.intermediates) touch(t, i);
+  }
+  for (int t : outputs_) touch(t, std::max(steps - 1, 0)), last[static_cast<size_t>(t)] = steps;
+
+  std::vector<BufferUse> uses;
+  std::vector<int> owner;  // tensor index, or -(node + 1) for a node's scratch
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (first[t] < 0) continue;
+    Tensor& tensor = tensors_[t];
+    const int64_t elements = tensor.num_elements();
+    tensor.bytes = static_cast<size_t>(elements) * DataTypeSize(tensor.type);
+    uses.push_back({tensor.bytes, first[t], last[t]});
+    owner.push_back(static_cast<int>(t));
+  }
+  for (int i = 0; i < steps; ++i) {
+    if (folded_[static_cast<size_t>(i)] || scratch_bytes_[static_cast<size_t>(i)] == 0) continue;
+    uses.push_back({scratch_bytes_[static_cast<size_t>(i)], i, i});
+    owner.push_back(-(i + 1));
+  }
+  const ArenaPlan plan = PlanArena(uses);
+  if (plan.arena_bytes > arena_capacity_) {
+    arena_ = AllocateAligned(plan.arena_bytes);
+    if (!arena_) {
+      return InternalError(fmt::format("{}: cannot allocate a {}-byte tensor arena", model_.name(), plan.arena_bytes));
+    }
+    arena_capacity_ = plan.arena_bytes;
+  }
+  std::fill(scratch_ptr_.begin(), scratch_ptr_.end(), nullptr);
+  for (size_t k = 0; k < uses.size(); ++k) {
+    uint8_t* p = arena_ ? arena_.get() + plan.offsets[k] : nullptr;
+    if (owner[k] >= 0) {
+      Tensor& tensor = tensors_[static_cast<size_t>(owner[k])];
+      tensor.data = tensor.bytes > 0 ? p : nullptr;
+      tensor.allocation = Allocation::kArena;
+    } else {
+      scratch_ptr_[static_cast<size_t>(-owner[k] - 1)] = p;
+    }
+  }
+  arena_bytes_ = plan.arena_bytes;
+  unplanned_bytes_ = plan.unplanned_bytes;
+  return Status::Ok();
+}
+
+Status Subgraph::Invoke() {
+  if (!allocated_) {
+    return FailedPreconditionError(model_.name() + ": Invoke called before AllocateTensors (or after an input resize)");
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    NodeContext ctx(*this, static_cast<int>(i));
+    Status s = kernels_[i]->Eval(ctx);
+    if (!s.ok()) return s.WithContext(model_.name());
+  }
+  return Status::Ok();
+}
+
+size_t Subgraph::persistent_bytes() const {
+  size_t total = 0;
+  for (const Tensor& t : tensors_) {
+    if (t.allocation == Allocation::kPersistent) total += t.bytes;
+  }
+  return total;
+}
+
+}  // namespace relite

@@ -1,0 +1,67 @@
+// One subgraph's tensors, nodes and kernels, its memory plan and execution.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/kernel.h"
+#include "relite/model.h"
+#include "relite/op_resolver.h"
+#include "relite/tensor.h"
+
+namespace relite {
+
+class ThreadPool;
+
+class Subgraph {
+ public:
+  Subgraph(const Model& model, int index, ThreadPool* pool);
+  ~Subgraph();
+
+  // Reads tensors and operators and creates every node's kernel.
+  Status Build(const OpResolver& resolver);
+  Status AllocateTensors();
+  Status ResizeInput(int input_index, const Shape& shape);
+  Status Invoke();
+
+  std::vector<Tensor>& tensors() { return tensors_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  bool folded(int node) const { return folded_[static_cast<size_t>(node)] != 0; }
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t unplanned_bytes() const { return unplanned_bytes_; }
+  size_t persistent_bytes() const;
+  ThreadPool& pool() { return *pool_; }
+
+ private:
+  friend class NodeContext;
+  Status ReadTensors();
+  Status ReadNodes(const OpResolver& resolver);
+  Status PrepareNode(int node_index);
+  Status FoldNode(int node_index);
+  bool CanFold(int node_index) const;
+  Status PlanMemory();
+  Status Fail(const std::string& message) const;
+
+  const Model& model_;
+  const int index_;
+  ThreadPool* pool_;
+  std::vector<Tensor> tensors_;
+  std::vector<Node> nodes_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<int> inputs_, outputs_;
+  std::vector<uint8_t> folded_;
+  std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
+  std::vector<size_t> scratch_bytes_;   // per node
+  std::vector<void*> scratch_ptr_;      // per node
+  std::shared_ptr<uint8_t> arena_;
+  size_t arena_capacity_ = 0;
+  size_t arena_bytes_ = 0;
+  size_t unplanned_bytes_ = 0;
+  bool allocated_ = false;
+};
+
+}  // namespace relite

@@ -1,0 +1,286 @@
+#include "src/core/model/verifier.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "fmt/format.h"
+#include "relite/tensor.h"
+
+namespace relite {
+namespace {
+
+constexpr uint32_t kSchemaVersion = 3;
+// Far above any real model, low enough that byte counts cannot overflow.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+std::string TensorLabel(const tflite::SubGraph* sg, int index) {
+  const auto* t = sg->tensors()->Get(static_cast<uint32_t>(index));
+  if (t != nullptr && t->name() != nullptr && t->name()->size() > 0) {
+    return fmt::format("tensor {} ('{}')", index, t->name()->str());
+  }
+  return fmt::format("tensor {}", index);
+}
+
+class ModelChecker {
+ public:
+  ModelChecker(const tflite::Model* model, size_t file_size, const std::string& name)
+      : model_(model), file_size_(file_size), name_(name) {}
+
+  Status Check() {
+    if (model_->version() != kSchemaVersion) {
+      return Fail(fmt::format("schema version {} is not supported (relite reads version {})", model_->version(),
+                              kSchemaVersion));
+    }
+    RELITE_RETURN_IF_ERROR(CheckBuffers());
+    RELITE_RETURN_IF_ERROR(CheckOperatorCodes());
+    const auto* subgraphs = model_->subgraphs();
+    if (subgraphs == nullptr || subgraphs->size() == 0) return Fail("model has no subgraph");
+    for (uint32_t i = 0; i < subgraphs->size(); ++i) {
+      RELITE_RETURN_IF_ERROR(CheckSubgraph(static_cast<int>(i), subgraphs->Get(i)));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status Fail(const std::string& what) const { return InvalidArgumentError(name_ + ": " + what); }
+
+  Status CheckBuffers() {
+    const auto* buffers = model_->buffers();
+    num_buffers_ = buffers == nullptr ? 0 : buffers->size();
+    for (uint32_t i = 0; i < num_buffers_; ++i) {
+      const auto* b = buffers->Get(i);
+      if (b == nullptr) return Fail(fmt::format("buffer {} is null", i));
+      if (b->offset() > 1) {
+        if (b->offset() > file_size_ || b->size() > file_size_ - b->offset()) {
+          return Fail(fmt::format("buffer {}: external data [{}, +{}) lies outside the {}-byte file", i, b->offset(),
+                                  b->size(), file_size_));
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status CheckOperatorCodes() {
+    const auto* codes = model_->operator_codes();
+    const uint32_t n = codes == nullptr ? 0 : codes->size();
+    for (uint32_t i = 0; i < n; ++i) {
+      const auto* c = codes->Get(i);
+      if (c == nullptr) return Fail(fmt::format("operator code {} is null", i));
+      const int32_t code = GetBuiltinCode(c);
+      if (code < 0 || code > static_cast<int32_t>(tflite::BuiltinOperator::MAX)) {
+        return Fail(fmt::format("operator code {}: builtin code {} is not a known operator", i, code));
+      }
+      if (code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM) &&
+          (c->custom_code() == nullptr || c->custom_code()->size() == 0)) {
+        return Fail(fmt::format("operator code {}: custom operator without a name", i));
+      }
+      if (c->version() < 1) return Fail(fmt::format("operator code {}: invalid version {}", i, c->version()));
+    }
+    return Status::Ok();
+  }
+
+  Status CheckTensor(int sg_index, const tflite::SubGraph* sg, int index) {
+    const auto* t = sg->tensors()->Get(static_cast<uint32_t>(index));
+    auto fail = [&](const std::string& what) {
+      return Fail(fmt::format("subgraph {}: {}: {}", sg_index, TensorLabel(sg, index), what));
+    };
+    if (t == nullptr) return fail("null tensor");
+    const int type = static_cast<int>(t->type());
+    if (type < 0 || type > static_cast<int>(tflite::TensorType::MAX)) return fail(fmt::format("unknown type {}", type));
+    int64_t elements = 1;
+    if (t->shape() != nullptr) {
+      if (t->shape()->size() > 16) return fail(fmt::format("rank {} exceeds 16", t->shape()->size()));
+      for (uint32_t d = 0; d < t->shape()->size(); ++d) {
+        const int32_t dim = t->shape()->Get(d);
+        if (dim < 0) return fail(fmt::format("negative dimension {} at axis {}", dim, d));
+        elements *= dim;
+        if (elements > kMaxElements) return fail("shape has too many elements");
+      }
+    }
+    if (t->buffer() >= num_buffers_) {
+      return fail(fmt::format("buffer index {} is out of range (model has {} buffers)", t->buffer(), num_buffers_));
+    }
+    const auto* b = model_->buffers()->Get(t->buffer());
+    const size_t bytes = b->offset() > 1 ? static_cast<size_t>(b->size()) : (b->data() ? b->data()->size() : 0);
+    if (bytes > 0) {
+      const size_t elem = DataTypeSize(static_cast<DataType>(type));
+      if (elem == 0) {
+        if (t->type() != tflite::TensorType::STRING && t->type() != tflite::TensorType::INT4) {
+          return fail(fmt::format("constant data of type {} is not supported",
+                                  DataTypeName(static_cast<DataType>(type))));
+        }
+      } else if (t->sparsity() != nullptr) {
+        if (bytes % elem != 0 || bytes > static_cast<size_t>(elements) * elem) {
+          return fail(fmt::format("sparse buffer {} holds {} bytes, not a whole number of {} values within shape {}",
+                                  t->buffer(), bytes, DataTypeName(static_cast<DataType>(type)),
+                                  ShapeString(t)));
+        }
+      } else if (bytes != static_cast<size_t>(elements) * elem) {
+        return fail(fmt::format("buffer {} holds {} bytes but shape {} of {} needs {}", t->buffer(), bytes,
+                                ShapeString(t), DataTypeName(static_cast<DataType>(type)),
+                                static_cast<size_t>(elements) * elem));
+      }
+    }
+    if (const auto* q = t->quantization()) {
+      const size_t scales = q->scale() ? q->scale()->size() : 0;
+      const size_t zps = q->zero_point() ? q->zero_point()->size() : 0;
+      if (zps != 0 && zps != scales) {
+        return fail(fmt::format("quantization has {} scales but {} zero points", scales, zps));
+      }
+      if (scales > 1) {
+        const int qd = q->quantized_dimension();
+        const int rank = t->shape() ? static_cast<int>(t->shape()->size()) : 0;
+        if (qd < 0 || qd >= rank) {
+          return fail(fmt::format("quantized_dimension {} is out of range for rank {}", qd, rank));
+        }
+        if (static_cast<int64_t>(scales) != t->shape()->Get(static_cast<uint32_t>(qd))) {
+          return fail(fmt::format("{} per-channel scales but dimension {} has size {}", scales, qd,
+                                  t->shape()->Get(static_cast<uint32_t>(qd))));
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  static std::string ShapeString(const tflite::Tensor* t) {
+    Shape s;
+    if (t->shape()) s.assign(t->shape()->begin(), t->shape()->end());
+    return ShapeToString(s);
+  }
+
+  Status CheckSubgraph(int sg_index, const tflite::SubGraph* sg) {
+    auto fail = [&](const std::string& what) { return Fail(fmt::format("subgraph {}: {}", sg_index, what)); };
+    if (sg == nullptr) return fail("null subgraph");
+    const int num_tensors = sg->tensors() ? static_cast<int>(sg->tensors()->size()) : 0;
+    if (num_tensors > 0) {
+      for (int i = 0; i < num_tensors; ++i) RELITE_RETURN_IF_ERROR(CheckTensor(sg_index, sg, i));
+    }
+    // A tensor is readable once it is a graph input, a constant, a variable or
+    // written by an earlier operator; each tensor is written at most once.
+    std::vector<uint8_t> ready(static_cast<size_t>(num_tensors), 0);
+    std::vector<int> writer(static_cast<size_t>(num_tensors), -1);
+    for (int i = 0; i < num_tensors; ++i) {
+      const auto* t = sg->tensors()->Get(static_cast<uint32_t>(i));
+      const auto* b = model_->buffers()->Get(t->buffer());
+      const bool has_data = b->offset() > 1 ? b->size() > 0 : (b->data() && b->data()->size() > 0);
+      if (has_data || t->is_variable()) ready[static_cast<size_t>(i)] = 1;
+    }
+    auto check_index = [&](const char* what, int value, bool allow_absent) -> Status {
+      if (allow_absent && value == -1) return Status::Ok();
+      if (value < 0 || value >= num_tensors) {
+        return fail(fmt::format("{} refers to tensor {}, out of range (subgraph has {} tensors)", what, value,
+                                num_tensors));
+      }
+      return Status::Ok();
+    };
+    if (sg->inputs()) {
+      for (int v : *sg->inputs()) {
+        RELITE_RETURN_IF_ERROR(check_index("input list", v, false));
+        ready[static_cast<size_t>(v)] = 1;
+      }
+    }
+    if (sg->outputs()) {
+      for (int v : *sg->outputs()) RELITE_RETURN_IF_ERROR(check_index("output list", v, false));
+    }
+    const uint32_t num_codes = model_->operator_codes() ? model_->operator_codes()->size() : 0;
+    const uint32_t num_ops = sg->operators() ? sg->operators()->size() : 0;
+    for (uint32_t oi = 0; oi < num_ops; ++oi) {
+      const auto* op = sg->operators()->Get(oi);
+      if (op == nullptr) return fail(fmt::format("operator {} is null", oi));
+      if (op->opcode_index() >= num_codes) {
+        return fail(fmt::format("operator {}: opcode index {} is out of range (model has {} operator codes)", oi,
+                                op->opcode_index(), num_codes));
+      }
+      const auto* code = model_->operator_codes()->Get(op->opcode_index());
+      const std::string op_name = code->custom_code() && GetBuiltinCode(code) == 32
+                                      ? code->custom_code()->str()
+                                      : std::string(tflite::EnumNameBuiltinOperator(
+                                            static_cast<tflite::BuiltinOperator>(GetBuiltinCode(code))));
+      const std::string where = fmt::format("operator {} ({})", oi, op_name);
+      if (op->inputs()) {
+        for (uint32_t k = 0; k < op->inputs()->size(); ++k) {
+          const int v = op->inputs()->Get(k);
+          RELITE_RETURN_IF_ERROR(check_index((where + " input " + std::to_string(k)).c_str(), v, true));
+          if (v >= 0 && !ready[static_cast<size_t>(v)]) {
+            return fail(fmt::format("{} reads {} before any operator writes it (graph is not in execution order or "
+                                    "has a cycle)",
+                                    where, TensorLabel(sg, v)));
+          }
+        }
+      }
+      if (op->outputs()) {
+        for (uint32_t k = 0; k < op->outputs()->size(); ++k) {
+          const int v = op->outputs()->Get(k);
+          RELITE_RETURN_IF_ERROR(check_index((where + " output " + std::to_string(k)).c_str(), v, false));
+          const auto* t = sg->tensors()->Get(static_cast<uint32_t>(v));
+          if (writer[static_cast<size_t>(v)] >= 0) {
+            return fail(fmt::format("{} writes {}, already written by operator {}", where, TensorLabel(sg, v),
+                                    writer[static_cast<size_t>(v)]));
+          }
+          if (ready[static_cast<size_t>(v)] && !t->is_variable()) {
+            return fail(fmt::format("{} writes {}, which is a constant or a graph input", where, TensorLabel(sg, v)));
+          }
+          writer[static_cast<size_t>(v)] = static_cast<int>(oi);
+          ready[static_cast<size_t>(v)] = 1;
+        }
+      }
+      if (op->intermediates()) {
+        for (int v : *op->intermediates()) {
+          RELITE_RETURN_IF_ERROR(check_index((where + " intermediate").c_str(), v, false));
+        }
+      }
+      if (op->custom_options() == nullptr && op->large_custom_options_offset() > 1) {
+        if (op->large_custom_options_offset() > file_size_ ||
+            op->large_custom_options_size() > file_size_ - op->large_custom_options_offset()) {
+          return fail(fmt::format("{}: custom options lie outside the file", where));
+        }
+      }
+    }
+    if (sg->outputs()) {
+      for (int v : *sg->outputs()) {
+        if (!ready[static_cast<size_t>(v)]) {
+          return fail(fmt::format("output {} is never written by any operator", TensorLabel(sg, v)));
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  const tflite::Model* model_;
+  size_t file_size_;
+  const std::string& name_;
+  uint32_t num_buffers_ = 0;
+};
+
+}  // namespace
+
+int32_t GetBuiltinCode(const tflite::OperatorCode* code) {
+  return std::max(static_cast<int32_t>(code->builtin_code()), static_cast<int32_t>(code->deprecated_builtin_code()));
+}
+
+StatusOr<const tflite::Model*> VerifyModel(const uint8_t* data, size_t size, const std::string& name) {
+  if (size < 8) {
+    return InvalidArgumentError(fmt::format("{}: file is truncated ({} bytes; a .tflite file has at least 8)", name, size));
+  }
+  if (!tflite::ModelBufferHasIdentifier(data)) {
+    return InvalidArgumentError(fmt::format(
+        "{}: wrong magic: bytes 4..7 are '{}', a .tflite file has 'TFL3' (not a TensorFlow Lite model?)", name,
+        std::string(reinterpret_cast<const char*>(data) + 4, 4)));
+  }
+  // Depth and table limits well above real models; the verifier also bounds
+  // every offset and vector to the buffer, so truncation is caught here.
+  flatbuffers::Verifier verifier(data, size, /*max_depth=*/128, /*max_tables=*/10'000'000);
+  if (!tflite::VerifyModelBuffer(verifier)) {
+    return InvalidArgumentError(fmt::format(
+        "{}: the flatbuffer structure is invalid (truncated or corrupted file: an offset or vector points outside "
+        "the {} bytes)",
+        name, size));
+  }
+  const tflite::Model* model = tflite::GetModel(data);
+  ModelChecker checker(model, size, name);
+  RELITE_RETURN_IF_ERROR(checker.Check());
+  return model;
+}
+
+}  // namespace relite

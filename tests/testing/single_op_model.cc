@@ -1,0 +1,107 @@
+#include "tests/testing/single_op_model.h"
+
+namespace relite::testing {
+
+struct SingleOpModel::Impl {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<tflite::Buffer>> buffers;
+  std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
+  std::vector<int32_t> op_inputs, op_outputs, graph_inputs;
+  tflite::BuiltinOperator op = tflite::BuiltinOperator::ADD;
+  int version = 1;
+  std::string custom_name;
+  std::vector<uint8_t> custom_options;
+  tflite::BuiltinOptions options_type = tflite::BuiltinOptions::NONE;
+  flatbuffers::Offset<void> options = 0;
+
+  Impl() { buffers.push_back(tflite::CreateBuffer(fbb)); }  // buffer 0: the empty sentinel
+
+  int AddTensor(DataType type, const Shape& shape, uint32_t buffer, const Quantization& q) {
+    flatbuffers::Offset<tflite::QuantizationParameters> qp = 0;
+    if (q.IsQuantized()) {
+      qp = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(q.scale), fbb.CreateVector(q.zero_point),
+                                                tflite::QuantizationDetails::NONE, 0, q.quantized_dimension);
+    }
+    const int index = static_cast<int>(tensors.size());
+    tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(shape), static_cast<tflite::TensorType>(type), buffer,
+                                           fbb.CreateString("t" + std::to_string(index)), qp));
+    return index;
+  }
+};
+
+SingleOpModel::SingleOpModel() : impl_(std::make_unique<Impl>()) {}
+SingleOpModel::~SingleOpModel() = default;
+
+flatbuffers::FlatBufferBuilder& SingleOpModel::fbb() { return impl_->fbb; }
+
+int SingleOpModel::AddInput(DataType type, const Shape& shape, const Quantization& quant) {
+  const int t = impl_->AddTensor(type, shape, 0, quant);
+  impl_->op_inputs.push_back(t);
+  impl_->graph_inputs.push_back(t);
+  return t;
+}
+
+int SingleOpModel::AddConstInputBytes(DataType type, const Shape& shape, const std::vector<uint8_t>& bytes,
+                                      const Quantization& quant) {
+  impl_->fbb.ForceVectorAlignment(bytes.size(), 1, 16);
+  const auto data = impl_->fbb.CreateVector(bytes);
+  impl_->buffers.push_back(tflite::CreateBuffer(impl_->fbb, data));
+  const int t = impl_->AddTensor(type, shape, static_cast<uint32_t>(impl_->buffers.size() - 1), quant);
+  impl_->op_inputs.push_back(t);
+  return t;
+}
+
+void SingleOpModel::AddOptionalInput() { impl_->op_inputs.push_back(-1); }
+
+int SingleOpModel::AddOutput(DataType type, const Shape& shape, const Quantization& quant) {
+  const int t = impl_->AddTensor(type, shape, 0, quant);
+  impl_->op_outputs.push_back(t);
+  return t;
+}
+
+void SingleOpModel::SetBuiltinOp(tflite::BuiltinOperator op, int version, tflite::BuiltinOptions options_type,
+                                 flatbuffers::Offset<void> options) {
+  impl_->op = op;
+  impl_->version = version;
+  impl_->options_type = options_type;
+  impl_->options = options;
+  impl_->custom_name.clear();
+}
+
+void SingleOpModel::SetCustomOp(const std::string& name, const std::vector<uint8_t>& custom_options, int version) {
+  impl_->op = tflite::BuiltinOperator::CUSTOM;
+  impl_->version = version;
+  impl_->custom_name = name;
+  impl_->custom_options = custom_options;
+}
+
+Status SingleOpModel::Build(int num_threads, const OpResolver* resolver) {
+  auto& fbb = impl_->fbb;
+  const bool custom = impl_->op == tflite::BuiltinOperator::CUSTOM;
+  const int32_t code = static_cast<int32_t>(impl_->op);
+  auto opcode = tflite::CreateOperatorCode(fbb, static_cast<int8_t>(std::min(code, 127)),
+                                           custom ? fbb.CreateString(impl_->custom_name) : 0, impl_->version,
+                                           impl_->op);
+  auto op = tflite::CreateOperator(fbb, 0, fbb.CreateVector(impl_->op_inputs), fbb.CreateVector(impl_->op_outputs),
+                                   impl_->options_type, impl_->options,
+                                   custom ? fbb.CreateVector(impl_->custom_options) : 0);
+  auto subgraph = tflite::CreateSubGraph(fbb, fbb.CreateVector(impl_->tensors), fbb.CreateVector(impl_->graph_inputs),
+                                         fbb.CreateVector(impl_->op_outputs), fbb.CreateVector(&op, 1),
+                                         fbb.CreateString("main"));
+  auto model = tflite::CreateModel(fbb, 3, fbb.CreateVector(&opcode, 1), fbb.CreateVector(&subgraph, 1),
+                                   fbb.CreateString("relite SingleOpModel"), fbb.CreateVector(impl_->buffers));
+  tflite::FinishModelBuffer(fbb, model);
+  bytes_.assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+
+  RELITE_ASSIGN_OR_RETURN(model_, Model::FromBuffer(bytes_.data(), bytes_.size(), "single_op_model"));
+  if (resolver == nullptr) {
+    resolver_ = std::make_unique<BuiltinOpResolver>();
+    resolver = resolver_.get();
+  }
+  RELITE_ASSIGN_OR_RETURN(interpreter_, InterpreterBuilder(*model_, *resolver).SetNumThreads(num_threads).Build());
+  return interpreter_->AllocateTensors();
+}
+
+Status SingleOpModel::Invoke() { return interpreter_->Invoke(); }
+
+}  // namespace relite::testing
