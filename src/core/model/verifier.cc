@@ -98,11 +98,11 @@ class ModelChecker {
         if (elements > kMaxElements) return fail("shape has too many elements");
       }
     }
-    if (t->buffer() >= num_buffers_) {
+    // Buffer 0 is the empty sentinel; files without any buffer use it too.
+    if (t->buffer() >= num_buffers_ && t->buffer() != 0) {
       return fail(fmt::format("buffer index {} is out of range (model has {} buffers)", t->buffer(), num_buffers_));
     }
-    const auto* b = model_->buffers()->Get(t->buffer());
-    const size_t bytes = b->offset() > 1 ? static_cast<size_t>(b->size()) : (b->data() ? b->data()->size() : 0);
+    const size_t bytes = BufferBytes(t->buffer());
     if (bytes > 0) {
       const size_t elem = DataTypeSize(static_cast<DataType>(type));
       if (elem == 0) {
@@ -143,6 +143,12 @@ class ModelChecker {
     return Status::Ok();
   }
 
+  size_t BufferBytes(uint32_t index) const {
+    if (index >= num_buffers_) return 0;
+    const auto* b = model_->buffers()->Get(index);
+    return b->offset() > 1 ? static_cast<size_t>(b->size()) : (b->data() ? b->data()->size() : 0);
+  }
+
   static std::string ShapeString(const tflite::Tensor* t) {
     Shape s;
     if (t->shape()) s.assign(t->shape()->begin(), t->shape()->end());
@@ -162,9 +168,7 @@ class ModelChecker {
     std::vector<int> writer(static_cast<size_t>(num_tensors), -1);
     for (int i = 0; i < num_tensors; ++i) {
       const auto* t = sg->tensors()->Get(static_cast<uint32_t>(i));
-      const auto* b = model_->buffers()->Get(t->buffer());
-      const bool has_data = b->offset() > 1 ? b->size() > 0 : (b->data() && b->data()->size() > 0);
-      if (has_data || t->is_variable()) ready[static_cast<size_t>(i)] = 1;
+      if (BufferBytes(t->buffer()) > 0 || t->is_variable()) ready[static_cast<size_t>(i)] = 1;
     }
     auto check_index = [&](const char* what, int value, bool allow_absent) -> Status {
       if (allow_absent && value == -1) return Status::Ok();

@@ -1,0 +1,235 @@
+// Every class of malformed model is rejected with an error naming what is
+// wrong, and none of them crashes (this suite also runs under ASan/UBSan).
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "relite/relite.h"
+#include "tests/testing/graph_builder.h"
+#include "tests/testing/models_dir.h"
+
+namespace relite {
+namespace {
+
+using testing::GraphBuilder;
+
+constexpr int32_t kAdd = 0;
+constexpr int32_t kCustom = 32;
+
+StatusOr<std::unique_ptr<Model>> Load(const std::vector<uint8_t>& bytes) {
+  return Model::FromBuffer(bytes.data(), bytes.size(), "bad.tflite");
+}
+
+void ExpectError(const std::vector<uint8_t>& bytes, const std::string& fragment) {
+  auto m = Load(bytes);
+  ASSERT_FALSE(m.ok()) << "expected an error containing '" << fragment << "'";
+  EXPECT_NE(m.status().message().find(fragment), std::string::npos) << m.status().ToString();
+  EXPECT_NE(m.status().message().find("bad.tflite"), std::string::npos) << "error names the file";
+}
+
+// in0 + in1 -> out, with a constant second operand.
+GraphBuilder ValidAdd() {
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd);
+  const int a = g.AddTensor(DataType::kFloat32, {1, 2, 2, 3}, 0, "a");
+  const int b = g.AddTensor(DataType::kFloat32, {3}, g.AddBufferOf(std::vector<float>{1, 2, 3}), "b");
+  const int out = g.AddTensor(DataType::kFloat32, {1, 2, 2, 3}, 0, "out");
+  g.AddOp(add, {a, b}, {out});
+  g.SetInputs({a});
+  g.SetOutputs({out});
+  return g;
+}
+
+TEST(ModelVerifier, AcceptsValidModel) {
+  auto m = Load(ValidAdd().Finish());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto [data, size] = (*m)->buffer(1);
+  EXPECT_EQ(size, 12u);
+  EXPECT_NE(data, nullptr);
+}
+
+TEST(ModelVerifier, RejectsEmptyAndTinyInput) {
+  EXPECT_FALSE(Model::FromBuffer(nullptr, 0).ok());
+  ExpectError({1, 2, 3}, "truncated");
+}
+
+TEST(ModelVerifier, RejectsWrongMagic) {
+  auto bytes = ValidAdd().Finish();
+  bytes[4] = 'X';
+  ExpectError(bytes, "wrong magic");
+}
+
+TEST(ModelVerifier, RejectsEveryTruncation) {
+  const auto bytes = ValidAdd().Finish();
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(len));
+    if (cut.empty()) continue;
+    EXPECT_FALSE(Load(cut).ok()) << "prefix of " << len << " bytes was accepted";
+  }
+}
+
+TEST(ModelVerifier, RejectsUnsupportedSchemaVersion) { ExpectError(ValidAdd().Finish(2), "schema version 2"); }
+
+TEST(ModelVerifier, RejectsOutOfRangeTensorIndex) {
+  GraphBuilder g = ValidAdd();
+  const int add = 0;
+  g.AddOp(add, {0, 17}, {2});
+  ExpectError(g.Finish(), "refers to tensor 17, out of range");
+}
+
+TEST(ModelVerifier, RejectsOutOfRangeGraphInput) {
+  GraphBuilder g = ValidAdd();
+  g.SetInputs({9});
+  ExpectError(g.Finish(), "input list refers to tensor 9");
+}
+
+TEST(ModelVerifier, RejectsOutOfRangeBufferIndex) {
+  GraphBuilder g = ValidAdd();
+  g.AddTensor(DataType::kFloat32, {1}, 42, "dangling");
+  ExpectError(g.Finish(), "tensor 3 ('dangling'): buffer index 42 is out of range");
+}
+
+TEST(ModelVerifier, RejectsBufferTooShortForShape) {
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd);
+  const int a = g.AddTensor(DataType::kFloat32, {4}, 0, "a");
+  const int b = g.AddTensor(DataType::kFloat32, {4}, g.AddBufferOf(std::vector<float>{1, 2}), "weights");
+  const int out = g.AddTensor(DataType::kFloat32, {4}, 0, "out");
+  g.AddOp(add, {a, b}, {out});
+  g.SetInputs({a});
+  g.SetOutputs({out});
+  ExpectError(g.Finish(), "tensor 1 ('weights'): buffer 1 holds 8 bytes but shape [4] of float32 needs 16");
+}
+
+TEST(ModelVerifier, RejectsUnknownOperatorCode) {
+  GraphBuilder g = ValidAdd();
+  g.AddOpCode(5000);
+  ExpectError(g.Finish(), "operator code 1: builtin code 5000 is not a known operator");
+}
+
+TEST(ModelVerifier, RejectsOpcodeIndexOutOfRange) {
+  GraphBuilder g = ValidAdd();
+  const int t = g.AddTensor(DataType::kFloat32, {1});
+  g.AddOp(7, {0}, {t});
+  ExpectError(g.Finish(), "opcode index 7 is out of range");
+}
+
+TEST(ModelVerifier, RejectsCustomOpWithoutName) {
+  GraphBuilder g = ValidAdd();
+  g.AddOpCode(kCustom, "");
+  ExpectError(g.Finish(), "custom operator without a name");
+}
+
+TEST(ModelVerifier, RejectsReadBeforeWrite) {
+  // out2 = add(out3, a) comes before out3 is written: not an execution order.
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd);
+  const int a = g.AddTensor(DataType::kFloat32, {2}, 0, "a");
+  const int x = g.AddTensor(DataType::kFloat32, {2}, 0, "x");
+  const int y = g.AddTensor(DataType::kFloat32, {2}, 0, "y");
+  g.AddOp(add, {y, a}, {x});
+  g.AddOp(add, {x, a}, {y});
+  g.SetInputs({a});
+  g.SetOutputs({y});
+  ExpectError(g.Finish(), "operator 0 (ADD) reads tensor 2 ('y') before any operator writes it");
+}
+
+TEST(ModelVerifier, RejectsTensorWrittenTwiceOrConstantWritten) {
+  GraphBuilder g = ValidAdd();
+  g.AddOp(0, {0, 1}, {2});
+  ExpectError(g.Finish(), "already written by operator 0");
+  GraphBuilder g2 = ValidAdd();
+  g2.AddOp(0, {0, 2}, {1});
+  ExpectError(g2.Finish(), "which is a constant or a graph input");
+}
+
+TEST(ModelVerifier, RejectsNegativeDimension) {
+  GraphBuilder g = ValidAdd();
+  g.AddTensor(DataType::kFloat32, {1, -3}, 0, "neg");
+  ExpectError(g.Finish(), "negative dimension -3");
+}
+
+TEST(ModelVerifier, RejectsUnwrittenOutput) {
+  GraphBuilder g = ValidAdd();
+  const int orphan = g.AddTensor(DataType::kFloat32, {1}, 0, "orphan");
+  g.SetOutputs({2, orphan});
+  ExpectError(g.Finish(), "output tensor 3 ('orphan') is never written");
+}
+
+TEST(ModelVerifier, ReadsDeprecatedBuiltinCodeField) {
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd + 3, "", 1, /*deprecated_code_only=*/true);  // CONV_2D in the 8-bit field
+  const int a = g.AddTensor(DataType::kFloat32, {2});
+  const int out = g.AddTensor(DataType::kFloat32, {2});
+  g.AddOp(add, {a}, {out});
+  g.SetInputs({a});
+  g.SetOutputs({out});
+  const auto bytes = g.Finish();
+  auto m = Load(bytes);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  OpResolver empty;
+  auto interp = InterpreterBuilder(**m, empty).Build();
+  ASSERT_FALSE(interp.ok());
+  EXPECT_NE(interp.status().message().find("CONV_2D"), std::string::npos) << interp.status().ToString();
+}
+
+TEST(ModelVerifier, MissingFileIsAnIoError) {
+  auto m = Model::FromFile("/nonexistent/dir/model.tflite");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kIoError);
+  EXPECT_NE(m.status().message().find("/nonexistent/dir/model.tflite"), std::string::npos);
+}
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+// Random byte flips in a real model: loading, building, allocating and
+// running must each either succeed or return an error, never crash.
+TEST(ModelVerifier, RandomByteFlipsInRealModelNeverCrash) {
+  RELITE_REQUIRE_MODELS_DIR();
+  const auto original = ReadFile(testing::ModelsDir() + "/face_detection_short_range.tflite");
+  ASSERT_FALSE(original.empty());
+  BuiltinOpResolver resolver;
+  std::mt19937 rng(1234);
+  int loaded = 0, rejected = 0;
+  for (int round = 0; round < 150; ++round) {
+    auto bytes = original;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < flips; ++k) {
+      // Bias flips toward the flatbuffer tables at the end of the file,
+      // where structure (not weight values) lives.
+      const size_t span = std::min<size_t>(bytes.size(), 16384);
+      const size_t pos = (rng() % 2) ? bytes.size() - 1 - rng() % span : rng() % bytes.size();
+      bytes[pos] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    }
+    auto m = Load(bytes);
+    if (!m.ok()) {
+      ++rejected;
+      continue;
+    }
+    ++loaded;
+    auto interp = InterpreterBuilder(**m, resolver).SetNumThreads(1).Build();
+    if (!interp.ok()) continue;
+    if (!(*interp)->AllocateTensors().ok()) continue;
+    (void)(*interp)->Invoke();
+  }
+  EXPECT_GT(loaded + rejected, 0);
+}
+
+TEST(ModelVerifier, CustomOpWithoutRegistrationNamesTheOp) {
+  RELITE_REQUIRE_MODELS_DIR();
+  auto m = Model::FromFile(testing::ModelsDir() + "/model_invoking_error.tflite");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**m, resolver).Build();
+  ASSERT_FALSE(interp.ok());
+  EXPECT_NE(interp.status().message().find("fake-op-double"), std::string::npos) << interp.status().ToString();
+  EXPECT_NE(interp.status().message().find("model_invoking_error.tflite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace relite
