@@ -28,6 +28,10 @@ class Subgraph;
 struct InterpreterOptions {
   // Worker threads for kernels; <= 0 means one per hardware core.
   int num_threads = -1;
+  // Gives every tensor its own memory instead of sharing the arena, so all
+  // intermediate values can be read after Invoke (for debugging and diffing
+  // tools; costs memory).
+  bool preserve_all_tensors = false;
 };
 
 class Interpreter {
@@ -87,6 +91,7 @@ class InterpreterBuilder {
   // The model and resolver must outlive the interpreter.
   InterpreterBuilder(const Model& model, const OpResolver& resolver);
   InterpreterBuilder& SetNumThreads(int num_threads);
+  InterpreterBuilder& SetPreserveAllTensors(bool preserve);
   // Resolves every operator of the main subgraph to a kernel; errors name the
   // operator (e.g. a custom op with no registration).
   StatusOr<std::unique_ptr<Interpreter>> Build();

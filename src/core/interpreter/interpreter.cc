@@ -54,11 +54,16 @@ InterpreterBuilder& InterpreterBuilder::SetNumThreads(int num_threads) {
   return *this;
 }
 
+InterpreterBuilder& InterpreterBuilder::SetPreserveAllTensors(bool preserve) {
+  options_.preserve_all_tensors = preserve;
+  return *this;
+}
+
 StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
   int threads = options_.num_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
-  interp->main_ = std::make_unique<Subgraph>(model_, 0, interp->pool_.get());
+  interp->main_ = std::make_unique<Subgraph>(model_, 0, interp->pool_.get(), options_.preserve_all_tensors);
   RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
   return interp;
 }

@@ -71,7 +71,8 @@ class NodeContext final : public KernelContext {
   Tensor empty_;
 };
 
-Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool) : model_(model), index_(index), pool_(pool) {}
+Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors)
+    : model_(model), index_(index), pool_(pool), preserve_all_tensors_(preserve_all_tensors) {}
 Subgraph::~Subgraph() = default;
 
 Status Subgraph::Fail(const std::string& message) const {
@@ -312,7 +313,11 @@ Status Subgraph::PlanMemory() {
     Tensor& tensor = tensors_[t];
     const int64_t elements = tensor.num_elements();
     tensor.bytes = static_cast<size_t>(elements) * DataTypeSize(tensor.type);
-    uses.push_back({tensor.bytes, first[t], last[t]});
+    if (preserve_all_tensors_) {
+      uses.push_back({tensor.bytes, 0, steps});
+    } else {
+      uses.push_back({tensor.bytes, first[t], last[t]});
+    }
     owner.push_back(static_cast<int>(t));
   }
   for (int i = 0; i < steps; ++i) {

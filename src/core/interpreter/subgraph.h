@@ -17,7 +17,7 @@ class ThreadPool;
 
 class Subgraph {
  public:
-  Subgraph(const Model& model, int index, ThreadPool* pool);
+  Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors = false);
   ~Subgraph();
 
   // Reads tensors and operators and creates every node's kernel.
@@ -62,6 +62,7 @@ class Subgraph {
   size_t arena_bytes_ = 0;
   size_t unplanned_bytes_ = 0;
   bool allocated_ = false;
+  const bool preserve_all_tensors_;
 };
 
 }  // namespace relite
