@@ -73,6 +73,12 @@ class Interpreter {
   int num_threads() const;
   const Model& model() const { return model_; }
 
+  // Per-node wall time, accumulated over the Invokes made while profiling is
+  // on (the benchmark tool's per-op profile). Folded nodes stay at zero.
+  void SetProfiling(bool enabled);
+  const std::vector<double>& node_time_us() const;
+  void ResetProfile();
+
  private:
   friend class InterpreterBuilder;
   Interpreter(const Model& model, int num_threads);

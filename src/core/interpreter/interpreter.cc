@@ -45,6 +45,9 @@ size_t Interpreter::arena_bytes() const { return main_->arena_bytes(); }
 size_t Interpreter::unplanned_bytes() const { return main_->unplanned_bytes(); }
 size_t Interpreter::persistent_bytes() const { return main_->persistent_bytes(); }
 int Interpreter::num_threads() const { return pool_->size(); }
+void Interpreter::SetProfiling(bool enabled) { main_->SetProfiling(enabled); }
+const std::vector<double>& Interpreter::node_time_us() const { return main_->node_time_us(); }
+void Interpreter::ResetProfile() { main_->ResetProfile(); }
 
 InterpreterBuilder::InterpreterBuilder(const Model& model, const OpResolver& resolver)
     : model_(model), resolver_(resolver) {}

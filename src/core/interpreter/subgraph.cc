@@ -1,6 +1,7 @@
 #include "src/core/interpreter/subgraph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -356,10 +357,19 @@ Status Subgraph::Invoke() {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (folded_[i]) continue;
     NodeContext ctx(*this, static_cast<int>(i));
+    const auto start = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status s = kernels_[i]->Eval(ctx);
     if (!s.ok()) return s.WithContext(model_.name());
+    if (profiling_) {
+      node_time_us_[i] += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }
   }
   return Status::Ok();
+}
+
+void Subgraph::SetProfiling(bool enabled) {
+  profiling_ = enabled;
+  node_time_us_.resize(nodes_.size(), 0.0);
 }
 
 size_t Subgraph::persistent_bytes() const {

@@ -1,6 +1,7 @@
 // One subgraph's tensors, nodes and kernels, its memory plan and execution.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ class Subgraph {
   size_t unplanned_bytes() const { return unplanned_bytes_; }
   size_t persistent_bytes() const;
   ThreadPool& pool() { return *pool_; }
+  void SetProfiling(bool enabled);
+  const std::vector<double>& node_time_us() const { return node_time_us_; }
+  void ResetProfile() { std::fill(node_time_us_.begin(), node_time_us_.end(), 0.0); }
 
  private:
   friend class NodeContext;
@@ -63,6 +67,8 @@ class Subgraph {
   size_t unplanned_bytes_ = 0;
   bool allocated_ = false;
   const bool preserve_all_tensors_;
+  bool profiling_ = false;
+  std::vector<double> node_time_us_;
 };
 
 }  // namespace relite
