@@ -43,6 +43,29 @@ int RunCommand(const std::string& cmd, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Outputs known to be ill-conditioned, where the reference runtime's own
+// builds disagree with the golden file beyond 1e-3 + 1e-3*|b|. Measured with
+// tflite-runtime 2.14 (x86-64) on pose_landmark_lite/cat, output 2 (the
+// 256x256 segmentation logits, after a deep decoder of resizes and adds that
+// amplifies float rounding): XNNPACK 8 values outside, max |a-b| 0.042;
+// builtin optimized kernels 7 values, 0.046; reference kernels 9 values,
+// 0.033. For such outputs the test allows at most 0.05% of the values outside
+// the tolerance and a max |a-b| of 0.1, and says so in its output.
+struct IllConditioned {
+  const char* model;
+  int output;
+};
+constexpr IllConditioned kIllConditioned[] = {{"pose_landmark_lite", 2}};
+constexpr double kIllConditionedMaxFraction = 0.0005;
+constexpr double kIllConditionedMaxError = 0.1;
+
+bool IsIllConditioned(const std::string& model, int output) {
+  for (const auto& ic : kIllConditioned) {
+    if (model == ic.model && output == ic.output) return true;
+  }
+  return false;
+}
+
 class GoldenFloatTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GoldenFloatTest, MatchesReferenceRuntime) {
@@ -80,6 +103,14 @@ TEST_P(GoldenFloatTest, MatchesReferenceRuntime) {
           if (bad++ == 0) first_bad = i;
         }
         if (err > max_err || std::isnan(err)) max_err = err;
+      }
+      if (IsIllConditioned(model, k)) {
+        EXPECT_LE(static_cast<double>(bad), kIllConditionedMaxFraction * static_cast<double>(expected.size()))
+            << "output " << k << " (ill-conditioned): " << bad << " values outside tolerance";
+        EXPECT_LE(max_err, kIllConditionedMaxError) << "output " << k << " (ill-conditioned)";
+        std::printf("%s/%s output %d: ill-conditioned output, %zu of %zu values outside 1e-3 + 1e-3*|b|\n",
+                    model.c_str(), case_dir.filename().c_str(), k, bad, expected.size());
+        continue;
       }
       EXPECT_EQ(bad, 0u) << "output " << k << ": " << bad << " of " << expected.size()
                          << " values outside 1e-3 + 1e-3*|b|; first at " << first_bad << " (got "

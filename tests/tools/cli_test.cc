@@ -1,0 +1,399 @@
+// End-to-end tests of the relite command-line tool: runs the built binary and
+// checks exit codes, the one-line `error:` contract, files written and the
+// exactness of the image input path against the golden inputs.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/tools/cli_test_util.h"
+
+namespace relite::cli_testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A failure must be exactly one stderr line "error: ...", a non-zero exit
+// code and no crash (signals show up as 128 + N).
+void ExpectErrorLine(const CommandResult& r, const std::vector<std::string>& must_contain) {
+  EXPECT_NE(r.exit_code, 0) << "stdout:\n" << r.out;
+  EXPECT_GT(r.exit_code, 0) << "could not run the CLI: " << r.err;
+  EXPECT_LT(r.exit_code, 128) << "the CLI crashed; stderr:\n" << r.err;
+  std::vector<std::string> lines = Lines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << "stderr must be one line, got:\n" << r.err;
+  EXPECT_EQ(lines[0].rfind("error: ", 0), 0u) << lines[0];
+  for (const std::string& s : must_contain) EXPECT_NE(lines[0].find(s), std::string::npos) << "'" << s << "' not in: " << lines[0];
+}
+
+// Writes a .npy (version 1.0) holding `data` with dtype `descr` and `shape`.
+void WriteNpy(const std::string& path, const std::string& descr, const std::vector<int64_t>& shape,
+              const std::vector<uint8_t>& data) {
+  std::string sh = "(";
+  for (int64_t d : shape) sh += std::to_string(d) + ", ";
+  sh += ")";
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::string file = "\x93NUMPY";
+  file += '\x01';
+  file += '\x00';
+  file += static_cast<char>(dict.size() & 0xFF);
+  file += static_cast<char>(dict.size() >> 8);
+  file += dict;
+  file.append(reinterpret_cast<const char*>(data.data()), data.size());
+  WriteBinaryFile(path, file.data(), file.size());
+}
+
+// Reads a .npy's descr and shape from its header (as written by the CLI).
+bool ReadNpyHeader(const std::string& path, std::string* descr, std::string* shape, size_t* data_bytes) {
+  std::vector<uint8_t> b = ReadBinaryFile(path);
+  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0 || b[6] != 1) return false;
+  size_t len = b[8] | (static_cast<size_t>(b[9]) << 8);
+  if (10 + len > b.size() || (10 + len) % 64 != 0) return false;
+  std::string h(reinterpret_cast<const char*>(b.data() + 10), len);
+  size_t d = h.find("'descr': '");
+  size_t s = h.find("'shape': (");
+  if (d == std::string::npos || s == std::string::npos || h.find("'fortran_order': False") == std::string::npos)
+    return false;
+  *descr = h.substr(d + 10, h.find('\'', d + 10) - (d + 10));
+  *shape = h.substr(s + 9, h.find(')', s) - (s + 9) + 1);
+  *data_bytes = b.size() - 10 - len;
+  return true;
+}
+
+// --- Tests that need no model ---
+
+TEST(CliTest, VersionAndHelp) {
+  CommandResult v = RunCli({"--version"});
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.out.find("relite"), std::string::npos) << v.out;
+
+  CommandResult h = RunCli({"--help"});
+  EXPECT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_NE(h.out.find("run"), std::string::npos);
+  EXPECT_NE(h.out.find("inspect"), std::string::npos);
+  EXPECT_NE(h.out.find("bench"), std::string::npos);
+
+  CommandResult rh = RunCli({"run", "--help"});
+  EXPECT_EQ(rh.exit_code, 0) << rh.err;
+  EXPECT_NE(rh.out.find("--input"), std::string::npos) << rh.out;
+  EXPECT_NE(rh.out.find("--float-range"), std::string::npos) << rh.out;
+}
+
+TEST(CliTest, UnknownFlagIsOneErrorLine) {
+  ExpectErrorLine(RunCli({"run", "model.tflite", "--bogus-flag"}), {"--bogus-flag"});
+  ExpectErrorLine(RunCli({"bench", "model.tflite", "--nope"}), {"--nope"});
+  ExpectErrorLine(RunCli({"--what"}), {"--what"});
+}
+
+TEST(CliTest, UsageErrorsAreOneErrorLine) {
+  ExpectErrorLine(RunCli({}), {});                                     // no subcommand
+  ExpectErrorLine(RunCli({"run"}), {"MODEL"});                          // no model
+  ExpectErrorLine(RunCli({"frobnicate"}), {"frobnicate"});              // unknown subcommand
+  ExpectErrorLine(RunCli({"bench", "m.tflite", "--runs", "0"}), {"--runs"});
+  ExpectErrorLine(RunCli({"run", "m.tflite", "--threads", "abc"}), {"--threads"});
+}
+
+TEST(CliTest, MissingModelFile) {
+  const std::string path = "/nonexistent/dir/no_such_model.tflite";
+  ExpectErrorLine(RunCli({"run", path}), {"no_such_model.tflite"});
+  ExpectErrorLine(RunCli({"inspect", path}), {"no_such_model.tflite"});
+  ExpectErrorLine(RunCli({"bench", path, "--json"}), {"no_such_model.tflite"});
+}
+
+// --- Tests on the real models ---
+
+class CliModelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ModelsDir();
+    if (dir_.empty()) {
+      if (ModelsRequired()) FAIL() << "RELITE_REQUIRE_MODELS=1 but the models folder is missing (set RELITE_MODELS_DIR)";
+      GTEST_SKIP() << "real models not found (set RELITE_MODELS_DIR; default " <<
+#ifdef RELITE_DEFAULT_MODELS_DIR
+          RELITE_DEFAULT_MODELS_DIR
+#else
+          "(none)"
+#endif
+                   << ")";
+    }
+  }
+  std::string Model(const std::string& name) const { return dir_ + "/" + name + ".tflite"; }
+  std::string File(const std::string& rel) const { return dir_ + "/" + rel; }
+  std::string Golden(const std::string& model, const std::string& c, const std::string& file) const {
+    return dir_ + "/golden/" + model + "/" + c + "/" + file;
+  }
+
+  std::string dir_;
+  TempDir tmp_;
+};
+
+constexpr const char* kMobilenet = "mobilenet_v1_0.25_128_quant";  // uint8 [1,128,128,3] -> uint8 [1,1001]
+// split_concat: three uint8 inputs [1,8,8,3], [1,8,8,1], [1,8,8,2] -> five outputs.
+// Used for the input-validation errors: its kernels are the simplest.
+constexpr const char* kSplitConcat = "split_concat";
+
+TEST_F(CliModelsTest, WrongInputCount) {
+  const std::string in = Golden(kSplitConcat, "seed1", "input_0.bin");
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "--input", in}), {"3 inputs", "1 --input"});
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", in, "-i", in, "-i", in, "-i", in}),
+                  {"3 inputs", "4 --input"});
+}
+
+TEST_F(CliModelsTest, BinOfWrongSize) {
+  const std::string bad = tmp_ / "short.bin";
+  std::vector<uint8_t> ten(10, 7);
+  WriteBinaryFile(bad, ten.data(), ten.size());
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "--input", Golden(kSplitConcat, "seed1", "input_0.bin"),
+                          "--input", bad, "--input", Golden(kSplitConcat, "seed1", "input_2.bin")}),
+                  {"short.bin", "10 bytes", "64", "input 1", "inputs/rnn1"});
+}
+
+TEST_F(CliModelsTest, NpyOfWrongDtypeAndShape) {
+  const std::string in1 = Golden(kSplitConcat, "seed1", "input_1.bin");
+  const std::string in2 = Golden(kSplitConcat, "seed1", "input_2.bin");
+  const std::string f32 = tmp_ / "wrong_dtype.npy";
+  WriteNpy(f32, "<f4", {1, 8, 8, 3}, std::vector<uint8_t>(8 * 8 * 3 * 4, 0));
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", f32, "-i", in1, "-i", in2}),
+                  {"wrong_dtype.npy", "float32", "uint8", "input 0"});
+
+  const std::string shape = tmp_ / "wrong_shape.npy";
+  WriteNpy(shape, "|u1", {1, 8, 8, 2}, std::vector<uint8_t>(8 * 8 * 2, 0));
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", shape, "-i", in1, "-i", in2}),
+                  {"wrong_shape.npy", "[1,8,8,2]", "[1,8,8,3]"});
+
+  const std::string fortran = tmp_ / "fortran.npy";
+  WriteNpy(fortran, "|u1", {1, 8, 8, 3}, std::vector<uint8_t>(8 * 8 * 3, 0));
+  std::vector<uint8_t> bytes = ReadBinaryFile(fortran);
+  std::string s(bytes.begin(), bytes.end());
+  s.replace(s.find("False"), 5, "True ");
+  WriteBinaryFile(fortran, s.data(), s.size());
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", fortran, "-i", in1, "-i", in2}), {"fortran"});
+
+  const std::string truncated = tmp_ / "truncated.npy";
+  WriteNpy(truncated, "|u1", {1, 8, 8, 3}, std::vector<uint8_t>(100, 0));
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", truncated, "-i", in1, "-i", in2}), {"truncated.npy"});
+}
+
+TEST_F(CliModelsTest, UnsupportedInputFileAndBadImage) {
+  const std::string in1 = Golden(kSplitConcat, "seed1", "input_1.bin");
+  const std::string in2 = Golden(kSplitConcat, "seed1", "input_2.bin");
+  const std::string txt = tmp_ / "input.txt";
+  WriteBinaryFile(txt, "x", 1);
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", txt, "-i", in1, "-i", in2}), {"input.txt"});
+  const std::string fake = tmp_ / "fake.png";
+  WriteBinaryFile(fake, "not a png", 9);
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", fake, "-i", in1, "-i", in2}), {"fake.png"});
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", tmp_ / "missing.bin", "-i", in1, "-i", in2}),
+                  {"missing.bin"});
+  ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "--float-range", "0,2"}), {"--float-range"});
+}
+
+TEST_F(CliModelsTest, NpyInputsMatchGoldenOutputs) {
+  // The golden inputs as .npy files, in input order: the outputs must match
+  // the golden outputs bit-exactly (SPLIT/CONCATENATION only move bytes).
+  const std::vector<std::vector<int64_t>> shapes = {{1, 8, 8, 3}, {1, 8, 8, 1}, {1, 8, 8, 2}};
+  std::vector<std::string> args = {"run", Model(kSplitConcat)};
+  for (int k = 0; k < 3; ++k) {
+    const std::string npy = tmp_ / ("input_" + std::to_string(k) + ".npy");
+    WriteNpy(npy, "|u1", shapes[static_cast<size_t>(k)],
+             ReadBinaryFile(Golden(kSplitConcat, "seed2", "input_" + std::to_string(k) + ".bin")));
+    args.insert(args.end(), {"--input", npy});
+  }
+  const std::string out_dir = tmp_ / "out";
+  args.insert(args.end(), {"--output-dir", out_dir, "--threads", "1"});
+  CommandResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int k = 0; k < 5; ++k) {
+    const std::string name = "output_" + std::to_string(k) + ".bin";
+    EXPECT_EQ(ReadBinaryFile(out_dir + "/" + name), ReadBinaryFile(Golden(kSplitConcat, "seed2", name))) << name;
+  }
+}
+
+TEST_F(CliModelsTest, OutputDirWritesBinAndNpy) {
+  // split_concat: three uint8 inputs, five outputs; pseudo-random inputs.
+  const std::string out_dir = tmp_ / "nested/out";  // created if missing
+  CommandResult r = RunCli({"run", Model("split_concat"), "--output-dir", out_dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int k = 0; k < 5; ++k) {
+    SCOPED_TRACE("output " + std::to_string(k));
+    const std::string stem = out_dir + "/output_" + std::to_string(k);
+    const size_t golden_bytes = ReadBinaryFile(Golden("split_concat", "seed1", "output_" + std::to_string(k) + ".bin")).size();
+    ASSERT_GT(golden_bytes, 0u);
+    ASSERT_TRUE(fs::exists(stem + ".bin"));
+    EXPECT_EQ(fs::file_size(stem + ".bin"), golden_bytes);
+    std::string descr, shape;
+    size_t data_bytes = 0;
+    ASSERT_TRUE(ReadNpyHeader(stem + ".npy", &descr, &shape, &data_bytes));
+    EXPECT_EQ(descr, "|u1");
+    EXPECT_EQ(data_bytes, golden_bytes);
+    const std::vector<uint8_t> npy = ReadBinaryFile(stem + ".npy");
+    ASSERT_GE(npy.size(), data_bytes);
+    EXPECT_EQ(ReadBinaryFile(stem + ".bin"),
+              std::vector<uint8_t>(npy.end() - static_cast<std::ptrdiff_t>(data_bytes), npy.end()));
+  }
+  EXPECT_FALSE(fs::exists(out_dir + "/output_5.bin"));
+  // The summary names every output.
+  EXPECT_NE(r.out.find("invoke"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("min"), std::string::npos) << r.out;
+
+  // Deterministic pseudo-random inputs: a second run gives the same outputs.
+  const std::string again = tmp_ / "again";
+  ASSERT_EQ(RunCli({"run", Model("split_concat"), "--output-dir", again}).exit_code, 0);
+  for (int k = 0; k < 5; ++k)
+    EXPECT_EQ(ReadBinaryFile(out_dir + "/output_" + std::to_string(k) + ".bin"),
+              ReadBinaryFile(again + "/output_" + std::to_string(k) + ".bin"));
+}
+
+// The image path (decode, bilinear half-pixel resize, uint8 rounding,
+// conversion) must reproduce the golden inputs that were made the same way.
+TEST_F(CliModelsTest, ImageInputMatchesGoldenUint8) {
+  for (const char* c : {"grace_hopper", "cat"}) {
+    SCOPED_TRACE(c);
+    const std::string out_dir = tmp_ / (std::string("u8_") + c);
+    CommandResult r = RunCli({"run", Model(kMobilenet), "--input", File(std::string(c) + ".bmp"), "--output-dir",
+                              out_dir, "--save-inputs"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<uint8_t> mine = ReadBinaryFile(out_dir + "/input_0.bin");
+    std::vector<uint8_t> golden = ReadBinaryFile(Golden(kMobilenet, c, "input_0.bin"));
+    ASSERT_EQ(mine.size(), golden.size());
+    size_t mismatches = 0;
+    for (size_t i = 0; i < mine.size(); ++i) mismatches += mine[i] != golden[i];
+    EXPECT_EQ(mismatches, 0u);
+  }
+}
+
+TEST_F(CliModelsTest, ImageInputMatchesGoldenUint8NonIntegerScale) {
+  // 512x341 -> 224x224: fractional resize weights, where rounding details matter.
+  const std::string model = "mobilenet_v2_1.0_224_quant";
+  const std::string out_dir = tmp_ / "v2";
+  CommandResult r = RunCli({"run", Model(model), "--input", File("cat.bmp"), "--output-dir", out_dir, "--save-inputs"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadBinaryFile(out_dir + "/input_0.bin"), ReadBinaryFile(Golden(model, "cat", "input_0.bin")));
+}
+
+TEST_F(CliModelsTest, ImageInputMatchesGoldenFloat) {
+  for (const std::string model : {"face_detection_short_range", "face_detection_full_range"}) {
+    SCOPED_TRACE(model);
+    const std::string out_dir = tmp_ / ("f32_" + model);
+    CommandResult r =
+        RunCli({"run", Model(model), "--input", File("cat.bmp"), "--output-dir", out_dir, "--save-inputs"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<uint8_t> mine = ReadBinaryFile(out_dir + "/input_0.bin");
+    std::vector<uint8_t> golden = ReadBinaryFile(Golden(model, "cat", "input_0.bin"));
+    ASSERT_EQ(mine.size(), golden.size());
+    ASSERT_EQ(mine.size() % 4, 0u);
+    double max_diff = 0;
+    for (size_t i = 0; i < mine.size(); i += 4) {
+      float a, b;
+      std::memcpy(&a, &mine[i], 4);
+      std::memcpy(&b, &golden[i], 4);
+      max_diff = std::max(max_diff, static_cast<double>(std::fabs(a - b)));
+    }
+    EXPECT_LE(max_diff, 1e-6);
+  }
+}
+
+TEST_F(CliModelsTest, ImageInputFloatZeroToOne) {
+  const std::string out_dir = tmp_ / "zero_one";
+  CommandResult r = RunCli({"run", Model("face_detection_short_range"), "--input", File("cat.bmp"), "--float-range",
+                            "0,1", "--output-dir", out_dir, "--save-inputs"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<uint8_t> mine = ReadBinaryFile(out_dir + "/input_0.bin");
+  std::vector<uint8_t> golden = ReadBinaryFile(Golden("face_detection_short_range", "cat", "input_0.bin"));
+  ASSERT_EQ(mine.size(), golden.size());
+  for (size_t i = 0; i < mine.size(); i += 4) {
+    float a, b;
+    std::memcpy(&a, &mine[i], 4);
+    std::memcpy(&b, &golden[i], 4);
+    ASSERT_NEAR(a, (b + 1.0f) / 2.0f, 1e-6) << "element " << i / 4;  // same pixel, other mapping
+  }
+}
+
+TEST_F(CliModelsTest, GrayscaleImageInput) {
+  // keras_lstm_mnist_ptq takes uint8 [1,28,28]: a 1-channel image without a channel axis.
+  const std::string model = "keras_lstm_mnist_ptq";
+  const std::string out_dir = tmp_ / "mnist";
+  RunCli({"run", Model(model), "--input", File("mnist_nine.bmp"), "--output-dir", out_dir, "--save-inputs"});
+  EXPECT_EQ(ReadBinaryFile(out_dir + "/input_0.bin"), ReadBinaryFile(Golden(model, "mnist_nine", "input_0.bin")));
+}
+
+TEST_F(CliModelsTest, TopKWithLabels) {
+  CommandResult r = RunCli({"run", Model("mobilenet_v2_1.0_224_quant"), "--input", File("grace_hopper.bmp"), "--labels",
+                            File("imagenet_labels.txt"), "--top", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  auto it = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("top-3", 0) == 0; });
+  ASSERT_NE(it, lines.end()) << r.out;
+  ASSERT_GE(lines.end() - it, 4) << r.out;
+  // "score  index  label"
+  EXPECT_NE(it[1].find("military uniform"), std::string::npos) << it[1];
+  EXPECT_NE(it[1].find("  653  "), std::string::npos) << it[1];
+  EXPECT_NEAR(std::stod(it[1]), 0.93, 0.02) << it[1];
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--labels", tmp_ / "no_labels.txt"}), {"no_labels.txt"});
+}
+
+TEST_F(CliModelsTest, BenchJson) {
+  const std::string model = Model("face_detection_short_range");
+  CommandResult r = RunCli({"bench", model, "--json", "--runs", "3", "--warmup", "1", "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue v;
+  ASSERT_TRUE(JsonParser(r.out).Parse(&v)) << "not one JSON value:\n" << r.out;
+  ASSERT_EQ(v.kind, JsonValue::Kind::kObject);
+  for (const char* key : {"threads", "runs", "init_ms", "first_ms", "median_ms", "min_ms", "max_ms", "p90_ms",
+                          "mean_ms", "peak_rss_mb", "arena_mb"}) {
+    ASSERT_TRUE(v.object.count(key)) << key << " missing in " << r.out;
+    EXPECT_EQ(v.object[key].kind, JsonValue::Kind::kNumber) << key;
+    EXPECT_GE(v.object[key].number, 0) << key;
+  }
+  ASSERT_TRUE(v.object.count("model"));
+  EXPECT_EQ(v.object["model"].kind, JsonValue::Kind::kString);
+  EXPECT_EQ(v.object["runs"].number, 3);
+  EXPECT_EQ(v.object["threads"].number, 1);
+  EXPECT_LE(v.object["min_ms"].number, v.object["median_ms"].number);
+  EXPECT_LE(v.object["median_ms"].number, v.object["max_ms"].number);
+  EXPECT_LE(v.object["p90_ms"].number, v.object["max_ms"].number);
+  EXPECT_GT(v.object["peak_rss_mb"].number, 0);
+
+  EXPECT_EQ(v.object["model"].string, model);
+  EXPECT_GT(v.object["arena_mb"].number, 0);
+
+  CommandResult table = RunCli({"bench", model, "--runs", "2", "--warmup", "0"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("median"), std::string::npos) << table.out;
+}
+
+TEST_F(CliModelsTest, InspectValidModel) {
+  CommandResult r = RunCli({"inspect", Model(kMobilenet)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"inputs", "outputs", "operators", "tensors", "CONV_2D", "DEPTHWISE_CONV_2D", "SOFTMAX",
+                        "arena", "persistent", "operator counts", "constant", "scale="})
+    EXPECT_NE(r.out.find(s), std::string::npos) << "'" << s << "' missing";
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST_F(CliModelsTest, InspectFloat16Model) {
+  CommandResult r = RunCli({"inspect", Model("face_detection_short_range")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("DEQUANTIZE"), std::string::npos);
+  EXPECT_NE(r.out.find("float16"), std::string::npos);
+}
+
+TEST_F(CliModelsTest, InspectUnknownCustomOp) {
+  CommandResult r = RunCli({"inspect", Model("model_invoking_error")});
+  ExpectErrorLine(r, {"fake-op-double"});
+  // The model-level tables are still printed from the flatbuffer.
+  EXPECT_NE(r.out.find("fake-op-double"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("operators"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tensors"), std::string::npos) << r.out;
+
+  ExpectErrorLine(RunCli({"run", Model("model_invoking_error")}), {"fake-op-double"});
+  ExpectErrorLine(RunCli({"bench", Model("model_invoking_error"), "--json"}), {"fake-op-double"});
+}
+
+}  // namespace
+}  // namespace relite::cli_testing

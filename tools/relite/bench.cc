@@ -1,0 +1,126 @@
+// relite bench: init time, first inference, steady-state latency, peak RSS.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "tools/relite/common.h"
+#include "tools/relite/tensor_io.h"
+
+namespace relite::cli {
+namespace {
+
+// Peak resident set size in MiB: VmHWM from /proc, else getrusage.
+double PeakRssMb() {
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof(line), f) != nullptr) {
+      if (std::strncmp(line, "VmHWM:", 6) == 0) {
+        kb = std::strtol(line + 6, nullptr, 10);
+        break;
+      }
+    }
+    std::fclose(f);
+    if (kb >= 0) return static_cast<double>(kb) / 1024.0;
+  }
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) return static_cast<double>(ru.ru_maxrss) / 1024.0;  // KiB on Linux
+  return 0.0;
+}
+
+struct Stats {
+  double median = 0, min = 0, max = 0, p90 = 0, mean = 0;
+};
+
+Stats Summarise(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  s.min = v.front();
+  s.max = v.back();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  // Nearest-rank percentile.
+  size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  s.p90 = v[std::clamp<size_t>(rank, 1, n) - 1];
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+  return s;
+}
+
+Status Bench(const BenchOptions& o) {
+  if (o.runs < 1) return InvalidArgumentError(fmt::format("--runs must be >= 1, got {}", o.runs));
+  if (o.warmup < 0) return InvalidArgumentError(fmt::format("--warmup must be >= 0, got {}", o.warmup));
+  const int threads = o.threads > 0 ? o.threads : DefaultThreads();
+
+  Loaded loaded;
+  Stopwatch init_sw;
+  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded));
+  const double init_ms = init_sw.ElapsedMs();
+  Interpreter& interp = *loaded.interpreter;
+
+  for (int i = 0; i < interp.num_inputs(); ++i) {
+    Tensor* t = interp.input_tensor(i);
+    if (t == nullptr) return InternalError(fmt::format("input {} is missing", i));
+    FillPseudoRandom(*t, static_cast<uint64_t>(i));
+  }
+
+  Stopwatch first_sw;
+  Status s = interp.Invoke();
+  const double first_ms = first_sw.ElapsedMs();
+  if (!s.ok()) return s.WithContext("Invoke (first run)");
+  for (int i = 0; i < o.warmup; ++i) {
+    s = interp.Invoke();
+    if (!s.ok()) return s.WithContext(fmt::format("Invoke (warm-up run {})", i + 1));
+  }
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(o.runs));
+  for (int i = 0; i < o.runs; ++i) {
+    Stopwatch sw;
+    s = interp.Invoke();
+    times.push_back(sw.ElapsedMs());
+    if (!s.ok()) return s.WithContext(fmt::format("Invoke (timed run {})", i + 1));
+  }
+  const Stats st = Summarise(times);
+  const double rss_mb = PeakRssMb();
+  const double arena_mb = static_cast<double>(interp.arena_bytes()) / (1024.0 * 1024.0);
+
+  if (o.json) {
+    fmt::print(
+        "{{\"model\": \"{}\", \"threads\": {}, \"runs\": {}, \"warmup\": {}, \"init_ms\": {:.4f}, "
+        "\"first_ms\": {:.4f}, \"median_ms\": {:.4f}, \"min_ms\": {:.4f}, \"max_ms\": {:.4f}, \"p90_ms\": {:.4f}, "
+        "\"mean_ms\": {:.4f}, \"peak_rss_mb\": {:.3f}, \"arena_mb\": {:.3f}}}\n",
+        JsonEscape(o.model), threads, o.runs, o.warmup, init_ms, first_ms, st.median, st.min, st.max, st.p90, st.mean,
+        rss_mb, arena_mb);
+  } else {
+    fmt::print("model:        {}\n", o.model);
+    fmt::print("threads:      {}\n", threads);
+    fmt::print("init:         {:.3f} ms (load + build + allocate)\n", init_ms);
+    fmt::print("first run:    {:.3f} ms\n", first_ms);
+    fmt::print("warm-up runs: {}\n", o.warmup);
+    fmt::print("timed runs:   {}\n", o.runs);
+    fmt::print("  median      {:.3f} ms\n", st.median);
+    fmt::print("  min         {:.3f} ms\n", st.min);
+    fmt::print("  max         {:.3f} ms\n", st.max);
+    fmt::print("  p90         {:.3f} ms\n", st.p90);
+    fmt::print("  mean        {:.3f} ms\n", st.mean);
+    fmt::print("arena:        {:.3f} MiB\n", arena_mb);
+    fmt::print("peak RSS:     {:.1f} MiB\n", rss_mb);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int BenchCommand(const BenchOptions& options) {
+  Status s = Bench(options);
+  if (!s.ok()) return ReportError(s);
+  return 0;
+}
+
+}  // namespace relite::cli

@@ -1,0 +1,78 @@
+// Shared pieces of the relite CLI subcommands.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/relite.h"
+
+namespace relite::cli {
+
+constexpr const char* kVersion = "0.1.0";
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  int threads = 0;
+  std::string labels;
+  int top = 5;
+  bool top_given = false;
+  std::string float_range = "-1,1";
+  bool save_inputs = false;
+};
+struct InspectOptions {
+  std::string model;
+  int threads = 0;
+};
+struct BenchOptions {
+  std::string model;
+  int threads = 0;
+  int runs = 50;
+  int warmup = 5;
+  bool json = false;
+};
+
+// Each returns the process exit code; errors are printed with ReportError.
+int RunCommand(const RunOptions& options);
+int InspectCommand(const InspectOptions& options);
+int BenchCommand(const BenchOptions& options);
+
+// One per hardware core (at least 1).
+int DefaultThreads();
+
+// Prints exactly one line "error: <message>" to stderr; returns 1.
+int ReportError(const std::string& message);
+int ReportError(const Status& status);
+
+// A loaded model with a built interpreter (destroyed in the right order:
+// the interpreter references the model and the resolver).
+struct Loaded {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<BuiltinOpResolver> resolver;
+  std::unique_ptr<Interpreter> interpreter;
+};
+// Loads `path`; builds and allocates the interpreter unless `build` is false.
+// On a build error `*loaded` keeps the model so callers can still describe it.
+Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded);
+
+// "none", "scale=0.0078125 zp=128", "per-channel(32) dim=3 scale=[0.001..0.02]".
+std::string QuantSummary(const Quantization& q);
+// Number formatting for summaries: integers without decimals, else %.6g.
+std::string FormatNumber(double v);
+std::string JsonEscape(const std::string& s);
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double ElapsedMs() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace relite::cli

@@ -1,0 +1,93 @@
+// relite: run, inspect and benchmark .tflite models. Command-line wiring only;
+// the subcommands live in run.cc, inspect.cc and bench.cc.
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "tools/relite/common.h"
+
+namespace {
+
+using relite::cli::ReportError;
+
+int Main(int argc, char** argv) {
+  CLI::App app{"relite: run, inspect and benchmark TensorFlow Lite (.tflite) models", "relite"};
+  app.set_version_flag("--version", std::string("relite ") + relite::cli::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  const std::string threads_help = "Worker threads (default: one per hardware core)";
+
+  relite::cli::RunOptions run_opts;
+  CLI::App* run = app.add_subcommand("run", "Run one inference and summarise the outputs");
+  run->add_option("MODEL", run_opts.model, "The .tflite model")->required();
+  run->add_option("--input,-i", run_opts.inputs,
+                  "Input file (.bin raw bytes, .npy, or .bmp/.png/.jpg image); once per graph input, in order. "
+                  "Without --input, deterministic pseudo-random data is used")
+      ->allow_extra_args(false)
+      ->type_name("FILE");
+  run->add_option("--output-dir,-o", run_opts.output_dir, "Write output_K.bin and output_K.npy here (created if missing)")
+      ->type_name("DIR");
+  run->add_option("--threads,-t", run_opts.threads, threads_help)->check(CLI::Range(1, 1024));
+  run->add_option("--labels", run_opts.labels, "Labels file (one per line) for the top-K classes of output 0")
+      ->type_name("FILE");
+  CLI::Option* top = run->add_option("--top", run_opts.top, "How many classes to list (default 5)")
+                         ->check(CLI::Range(1, 1000000));
+  run->add_option("--float-range", run_opts.float_range,
+                  "Pixel mapping for float inputs fed from images: -1,1 (pixel/127.5-1, default) or 0,1 (pixel/255)");
+  run->add_flag("--save-inputs", run_opts.save_inputs,
+                "Also write the inputs as fed (input_K.bin, input_K.npy) to --output-dir");
+
+  relite::cli::InspectOptions inspect_opts;
+  CLI::App* inspect =
+      app.add_subcommand("inspect", "Describe the model: inputs, outputs, operators, tensors, memory plan");
+  inspect->add_option("MODEL", inspect_opts.model, "The .tflite model")->required();
+  inspect->add_option("--threads,-t", inspect_opts.threads, threads_help)->check(CLI::Range(1, 1024));
+
+  relite::cli::BenchOptions bench_opts;
+  CLI::App* bench = app.add_subcommand("bench", "Measure init time, first inference and steady-state latency");
+  bench->add_option("MODEL", bench_opts.model, "The .tflite model")->required();
+  bench->add_option("--threads,-t", bench_opts.threads, threads_help)->check(CLI::Range(1, 1024));
+  bench->add_option("--runs", bench_opts.runs, "Timed runs (default 50)")->check(CLI::Range(1, 100000000));
+  bench->add_option("--warmup", bench_opts.warmup, "Warm-up runs after the first (default 5)")
+      ->check(CLI::Range(0, 100000000));
+  bench->add_flag("--json", bench_opts.json, "Print one JSON object instead of a table");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11 reports "A subcommand is required" before an unknown first word.
+    if (app.get_subcommands().empty() && argc > 1) {
+      const std::string first = argv[1];
+      ReportError(first.rfind('-', 0) == 0
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect or bench; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect or bench; see 'relite --help')", first));
+      return 2;
+    }
+    ReportError(std::string(e.what()) + " (see 'relite --help')");
+    return 2;  // usage error
+  }
+
+  if (run->parsed()) {
+    run_opts.top_given = top->count() > 0;
+    return relite::cli::RunCommand(run_opts);
+  }
+  if (inspect->parsed()) return relite::cli::InspectCommand(inspect_opts);
+  if (bench->parsed()) return relite::cli::BenchCommand(bench_opts);
+  return ReportError("no subcommand given (see 'relite --help')");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    return ReportError(std::string("unexpected failure: ") + e.what());
+  } catch (...) {
+    return ReportError("unexpected failure");
+  }
+}
