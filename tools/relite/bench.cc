@@ -53,6 +53,34 @@ Stats Summarise(std::vector<double> v) {
   return s;
 }
 
+// Time per op type, averaged over the timed runs, most expensive first.
+void PrintProfile(const Interpreter& interp, int runs) {
+  struct Row {
+    std::string op;
+    int count = 0;
+    double us = 0;
+  };
+  std::vector<Row> rows;
+  double total = 0;
+  const auto& times = interp.node_time_us();
+  for (int i = 0; i < interp.nodes_size() && i < static_cast<int>(times.size()); ++i) {
+    if (interp.node_is_folded(i)) continue;
+    const std::string& op = interp.node(i).op_name;
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.op == op; });
+    if (it == rows.end()) it = rows.insert(rows.end(), Row{op});
+    it->count++;
+    it->us += times[static_cast<size_t>(i)] / runs;
+    total += times[static_cast<size_t>(i)] / runs;
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
+  fmt::print("\nper-op profile (mean per run over {} runs):\n", runs);
+  fmt::print("  {:<32} {:>6} {:>10} {:>7}\n", "op", "nodes", "us", "share");
+  for (const Row& r : rows) {
+    fmt::print("  {:<32} {:>6} {:>10.1f} {:>6.1f}%\n", r.op, r.count, r.us, total > 0 ? 100.0 * r.us / total : 0.0);
+  }
+  fmt::print("  {:<32} {:>6} {:>10.1f}\n", "total", "", total);
+}
+
 Status Bench(const BenchOptions& o) {
   if (o.runs < 1) return InvalidArgumentError(fmt::format("--runs must be >= 1, got {}", o.runs));
   if (o.warmup < 0) return InvalidArgumentError(fmt::format("--warmup must be >= 0, got {}", o.warmup));
@@ -78,6 +106,7 @@ Status Bench(const BenchOptions& o) {
     s = interp.Invoke();
     if (!s.ok()) return s.WithContext(fmt::format("Invoke (warm-up run {})", i + 1));
   }
+  interp.SetProfiling(o.profile);
   std::vector<double> times;
   times.reserve(static_cast<size_t>(o.runs));
   for (int i = 0; i < o.runs; ++i) {
@@ -112,6 +141,7 @@ Status Bench(const BenchOptions& o) {
     fmt::print("arena:        {:.3f} MiB\n", arena_mb);
     fmt::print("peak RSS:     {:.1f} MiB\n", rss_mb);
   }
+  if (o.profile) PrintProfile(interp, o.runs);
   return Status::Ok();
 }
 

@@ -33,6 +33,7 @@ struct BenchOptions {
   int runs = 50;
   int warmup = 5;
   bool json = false;
+  bool profile = false;  // per-op time table after the timed runs
 };
 
 // Each returns the process exit code; errors are printed with ReportError.

@@ -54,6 +54,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--warmup", bench_opts.warmup, "Warm-up runs after the first (default 5)")
       ->check(CLI::Range(0, 100000000));
   bench->add_flag("--json", bench_opts.json, "Print one JSON object instead of a table");
+  bench->add_flag("--profile", bench_opts.profile, "Also time every operator and print the time per op type");
 
   try {
     app.parse(argc, argv);
