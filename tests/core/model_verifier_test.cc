@@ -233,3 +233,23 @@ TEST(ModelVerifier, CustomOpWithoutRegistrationNamesTheOp) {
 
 }  // namespace
 }  // namespace relite
+
+namespace relite {
+namespace {
+
+TEST(ModelVerifier, EmptyTensorsNeedNoWriter) {
+  // A zero-element constant (e.g. an empty axis list) has no bytes but is readable.
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd);
+  const int a = g.AddTensor(DataType::kFloat32, {0}, 0, "a");
+  const int empty = g.AddTensor(DataType::kInt32, {0}, 0, "empty_axes");
+  const int out = g.AddTensor(DataType::kFloat32, {0}, 0, "out");
+  g.AddOp(add, {a, empty}, {out});
+  g.SetInputs({a});
+  g.SetOutputs({out});
+  auto m = Load(g.Finish());
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+}
+
+}  // namespace
+}  // namespace relite

@@ -62,7 +62,8 @@ class SingleOpModel {
   template <typename T>
   void SetInput(int tensor_index, const std::vector<T>& values) {
     Tensor* t = interpreter_->tensor(tensor_index);
-    std::memcpy(t->data, values.data(), std::min(t->bytes, values.size() * sizeof(T)));
+    const size_t bytes = std::min(t->bytes, values.size() * sizeof(T));
+    if (bytes > 0) std::memcpy(t->data, values.data(), bytes);
   }
   template <typename T>
   std::vector<T> GetOutput(int tensor_index) {

@@ -168,7 +168,10 @@ class ModelChecker {
     std::vector<int> writer(static_cast<size_t>(num_tensors), -1);
     for (int i = 0; i < num_tensors; ++i) {
       const auto* t = sg->tensors()->Get(static_cast<uint32_t>(i));
-      if (BufferBytes(t->buffer()) > 0 || t->is_variable()) ready[static_cast<size_t>(i)] = 1;
+      // A tensor with no elements has nothing to read (e.g. an empty axis list).
+      const bool empty = t->shape() != nullptr && t->shape()->size() > 0 &&
+                         std::find(t->shape()->begin(), t->shape()->end(), 0) != t->shape()->end();
+      if (BufferBytes(t->buffer()) > 0 || t->is_variable() || empty) ready[static_cast<size_t>(i)] = 1;
     }
     auto check_index = [&](const char* what, int value, bool allow_absent) -> Status {
       if (allow_absent && value == -1) return Status::Ok();

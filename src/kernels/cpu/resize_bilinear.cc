@@ -1,0 +1,149 @@
+// RESIZE_BILINEAR (NHWC float32) with TFLite's coordinate rules:
+//   scale = in / out, or (in - 1) / (out - 1) with align_corners (out > 1);
+//   src = (dst + 0.5) * scale - 0.5 with half_pixel_centers, else dst * scale;
+//   lower = max(floor(src), 0), upper = min(ceil(src), in - 1),
+//   weight of upper = src - lower (may be negative near the top-left edge,
+//   where lower == upper so the weights still sum to one).
+// The per-column and per-row taps are computed in Prepare. Eval interpolates
+// whole pixels with a vector loop over channels, or, for fewer than 8
+// channels, walks each output row as one flat run of values with per-value
+// taps (a per-pixel loop of 3 channels would be mostly overhead).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/core/ops/options.h"
+#include "src/kernels/cpu/internal/resize.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+namespace {
+
+constexpr int32_t kMinVectorChannels = 8;
+
+struct Taps {
+  std::vector<int32_t> lower, upper;
+  std::vector<float> weight;  // of the upper tap
+};
+
+void ComputeTaps(int32_t in_size, int32_t out_size, bool align_corners, bool half_pixel, Taps* taps) {
+  const float scale = ResizeScale(in_size, out_size, align_corners);
+  taps->lower.resize(static_cast<size_t>(out_size));
+  taps->upper.resize(static_cast<size_t>(out_size));
+  taps->weight.resize(static_cast<size_t>(out_size));
+  for (int32_t i = 0; i < out_size; ++i) {
+    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
+    const int32_t lower = std::max(static_cast<int32_t>(std::floor(src)), 0);
+    const int32_t upper = std::min(static_cast<int32_t>(std::ceil(src)), in_size - 1);
+    taps->lower[static_cast<size_t>(i)] = lower;
+    taps->upper[static_cast<size_t>(i)] = upper;
+    taps->weight[static_cast<size_t>(i)] = src - static_cast<float>(lower);
+  }
+}
+
+class ResizeBilinearKernel final : public Kernel {
+ public:
+  ResizeBilinearKernel(bool align_corners, bool half_pixel) : align_corners_(align_corners), half_pixel_(half_pixel) {}
+
+  Status Prepare(KernelContext& ctx) override {
+    int32_t out_h = 0, out_w = 0;
+    RELITE_RETURN_IF_ERROR(PrepareResize(ctx, &out_h, &out_w));
+    const Tensor& input = ctx.input(0);
+    if (input.type == DataType::kUInt8 || input.type == DataType::kInt8 || input.type == DataType::kInt16) {
+      return ctx.Unsupported("quantized " + DataTypeName(input.type) + " input is not supported yet");
+    }
+    if (input.type != DataType::kFloat32) return ctx.Error("input must be float32, got " + DataTypeName(input.type));
+    ComputeTaps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
+    ComputeTaps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
+    const int32_t channels = input.dim(3);
+    flat_lower_.clear();
+    flat_upper_.clear();
+    flat_weight_.clear();
+    if (channels < kMinVectorChannels) {
+      const size_t n = static_cast<size_t>(out_w) * static_cast<size_t>(channels);
+      flat_lower_.resize(n);
+      flat_upper_.resize(n);
+      flat_weight_.resize(n);
+      for (size_t x = 0, j = 0; x < static_cast<size_t>(out_w); ++x) {
+        for (int32_t c = 0; c < channels; ++c, ++j) {
+          flat_lower_[j] = cols_.lower[x] * channels + c;
+          flat_upper_[j] = cols_.upper[x] * channels + c;
+          flat_weight_[j] = cols_.weight[x];
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Eval(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const int64_t batch = input.dim(0), in_h = input.dim(1), in_w = input.dim(2), channels = input.dim(3);
+    const int64_t out_h = static_cast<int64_t>(rows_.lower.size());
+    const int64_t out_w = static_cast<int64_t>(cols_.lower.size());
+    const float* in = input.data_as<float>();
+    float* out = ctx.output(0).data_as<float>();
+    const int64_t row_work = std::max<int64_t>(1, out_w * channels * 4);
+    ctx.ParallelFor(batch * out_h, std::max<int64_t>(1, (1 << 15) / row_work), [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t b = row / out_h;
+        const size_t oy = static_cast<size_t>(row - b * out_h);
+        const float dy = rows_.weight[oy];
+        const float* top = in + (b * in_h + rows_.lower[oy]) * in_w * channels;
+        const float* bottom = in + (b * in_h + rows_.upper[oy]) * in_w * channels;
+        float* __restrict o = out + row * out_w * channels;
+        if (channels < kMinVectorChannels) {
+          const int64_t n = out_w * channels;
+          const int32_t* lower = flat_lower_.data();
+          const int32_t* upper = flat_upper_.data();
+          const float* weight = flat_weight_.data();
+          for (int64_t j = 0; j < n; ++j) {
+            const float dx = weight[j];
+            o[j] = top[lower[j]] * ((1.f - dy) * (1.f - dx)) + bottom[lower[j]] * (dy * (1.f - dx)) +
+                   top[upper[j]] * ((1.f - dy) * dx) + bottom[upper[j]] * (dy * dx);
+          }
+          continue;
+        }
+        for (int64_t ox = 0; ox < out_w; ++ox, o += channels) {
+          const size_t x = static_cast<size_t>(ox);
+          const float dx = cols_.weight[x];
+          const float w00 = (1.f - dy) * (1.f - dx), w01 = (1.f - dy) * dx;
+          const float w10 = dy * (1.f - dx), w11 = dy * dx;
+          const float* __restrict p00 = top + cols_.lower[x] * channels;
+          const float* __restrict p01 = top + cols_.upper[x] * channels;
+          const float* __restrict p10 = bottom + cols_.lower[x] * channels;
+          const float* __restrict p11 = bottom + cols_.upper[x] * channels;
+          for (int64_t c = 0; c < channels; ++c) {
+            o[c] = p00[c] * w00 + p10[c] * w10 + p01[c] * w01 + p11[c] * w11;
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool align_corners_;
+  bool half_pixel_;
+  Taps rows_, cols_;
+  // Per output value of a row (x * channels + c) when channels < kMinVectorChannels.
+  std::vector<int32_t> flat_lower_, flat_upper_;
+  std::vector<float> flat_weight_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Kernel>> CreateResizeBilinear(const Node& node) {
+  bool align_corners = false, half_pixel = false;
+  if (const auto* o = GetOptions<tflite::ResizeBilinearOptions>(node)) {
+    align_corners = o->align_corners();
+    half_pixel = o->half_pixel_centers();
+  }
+  if (align_corners && half_pixel) {
+    return InvalidArgumentError(node.Describe() + ": align_corners and half_pixel_centers cannot both be true");
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<ResizeBilinearKernel>(align_corners, half_pixel));
+}
+
+}  // namespace relite::cpu
