@@ -1,0 +1,330 @@
+// CONV_2D on float32 NHWC data, grouped convolution included.
+//
+// The convolution is a product [pixels x K] * [K x Cout_per_group] per group,
+// K = KH * KW * Cin_per_group, in the order of the filter's [Cout, KH, KW,
+// Cin/groups] layout. A 1x1 stride-1 convolution (and a filter that covers
+// the whole unpadded input) reads its rows straight from the input; every
+// other case gathers a block of rows (im2col) into per-thread scratch just
+// before multiplying it, so the gathered block is still in cache.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "relite/kernel.h"
+#include "src/core/ops/params.h"
+#include "src/kernels/cpu/internal/conv_util.h"
+#include "src/kernels/cpu/internal/gemm.h"
+#include "src/kernels/cpu/internal/vec8f.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+namespace {
+
+// Rows gathered per task: bounds the per-thread im2col block (rows * K floats).
+constexpr int kMaxIm2colRows = 96;
+constexpr size_t kIm2colBlockFloats = size_t{1} << 16;  // 256 KiB
+
+// The gathered runs are short (a tap's channels, or a filter row of them):
+// inline copies beat a libc call for those.
+inline void CopyFloats(float* dst, const float* src, size_t n) {
+  if (n >= 64) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) Store8(dst + i, Load8(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+inline void ZeroFloats(float* dst, size_t n) {
+  if (n >= 64) {
+    std::memset(dst, 0, n * sizeof(float));
+    return;
+  }
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) Store8(dst + i, v8f{});
+  for (; i < n; ++i) dst[i] = 0.f;
+}
+
+class Conv2DKernel final : public Kernel {
+ public:
+  explicit Conv2DKernel(const Conv2DParams& params) : params_(params) {}
+
+  Status Prepare(KernelContext& ctx) override;
+  Status Eval(KernelContext& ctx) override;
+
+ private:
+  struct EvalJob {
+    const Conv2DKernel* kernel;
+    const float* input;
+    const float* packed;
+    const float* bias;
+    float* output;
+    char* scratch;
+    int active_slots;  // slots sharing the tasks (at most slots_)
+  };
+
+  // Gathers im2col rows [m0, m1) of group g into `rows` (K floats each).
+  void Im2col(const float* input, int g, int m0, int m1, float* rows) const;
+  void RunSlot(const EvalJob& job, int slot) const;
+
+  Conv2DParams params_;
+  ActivationRange act_{};
+
+  int batch_ = 0, in_h_ = 0, in_w_ = 0, in_c_ = 0;
+  int out_h_ = 0, out_w_ = 0, out_c_ = 0;
+  int filter_h_ = 0, filter_w_ = 0;
+  int groups_ = 1, group_in_c_ = 0, group_out_c_ = 0;
+  int depth_ = 0;  // K of the product
+  int pad_top_ = 0, pad_left_ = 0;
+  int rows_ = 0;  // M of the product: batch * out_h * out_w
+
+  // Direct: the input rows are the product's rows (row stride direct_lda_).
+  bool direct_ = false;
+  size_t direct_lda_ = 0;
+
+  GemmPartition partition_;
+  int slots_ = 1;
+  size_t slot_floats_ = 0;  // im2col block per slot
+  size_t packed_group_floats_ = 0;
+
+  // Packed weights of a constant filter (packed in Prepare, once per filter).
+  AlignedFloatBuffer packed_;
+  const void* packed_from_ = nullptr;
+  bool filter_constant_ = false;
+};
+
+Status Conv2DKernel::Prepare(KernelContext& ctx) {
+  if (ctx.num_inputs() < 2 || ctx.num_inputs() > 3) {
+    return ctx.Error("expected 2 or 3 inputs (input, filter[, bias]), got " + std::to_string(ctx.num_inputs()));
+  }
+  if (ctx.num_outputs() != 1) return ctx.Error("expected 1 output, got " + std::to_string(ctx.num_outputs()));
+  if (!ctx.has_input(0) || !ctx.has_input(1)) return ctx.Error("input and filter are required");
+  const Tensor& input = ctx.input(0);
+  const Tensor& filter = ctx.input(1);
+  RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, input, "input"));
+  RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, filter, "filter"));
+  if (filter.sparsity != nullptr) return ctx.Unsupported("sparse filter is not supported");
+  if (ctx.output(0).type != DataType::kFloat32) {
+    return ctx.Unsupported("output type " + DataTypeName(ctx.output(0).type) + " is not supported (float32 only)");
+  }
+  if (input.rank() != 4) return ctx.Error("input must be 4-D [N,H,W,C], got " + ShapeToString(input.shape));
+  if (filter.rank() != 4) return ctx.Error("filter must be 4-D [Cout,KH,KW,Cin], got " + ShapeToString(filter.shape));
+
+  batch_ = input.dim(0);
+  in_h_ = input.dim(1);
+  in_w_ = input.dim(2);
+  in_c_ = input.dim(3);
+  out_c_ = filter.dim(0);
+  filter_h_ = filter.dim(1);
+  filter_w_ = filter.dim(2);
+  group_in_c_ = filter.dim(3);
+  if (out_c_ <= 0 || filter_h_ <= 0 || filter_w_ <= 0 || group_in_c_ <= 0) {
+    return ctx.Error("filter dimensions must be positive, got " + ShapeToString(filter.shape));
+  }
+  if (in_c_ % group_in_c_ != 0) {
+    return ctx.Error("input channels " + std::to_string(in_c_) + " are not a multiple of the filter's input channels " +
+                     std::to_string(group_in_c_));
+  }
+  groups_ = in_c_ / group_in_c_;
+  if (groups_ == 0 || out_c_ % groups_ != 0) {
+    return ctx.Error("output channels " + std::to_string(out_c_) + " are not divisible into " +
+                     std::to_string(groups_) + " groups");
+  }
+  group_out_c_ = out_c_ / groups_;
+
+  if (ctx.has_input(2)) {
+    const Tensor& bias = ctx.input(2);
+    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, bias, "bias"));
+    if (bias.num_elements() != out_c_) {
+      return ctx.Error("bias must have " + std::to_string(out_c_) + " elements, got " + ShapeToString(bias.shape));
+    }
+  }
+
+  const PaddedDim ph = ComputePaddedDim(params_.padding, in_h_, filter_h_, params_.stride_h, params_.dilation_h);
+  const PaddedDim pw = ComputePaddedDim(params_.padding, in_w_, filter_w_, params_.stride_w, params_.dilation_w);
+  out_h_ = ph.out;
+  out_w_ = pw.out;
+  pad_top_ = ph.pad_before;
+  pad_left_ = pw.pad_before;
+  RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, {batch_, out_h_, out_w_, out_c_}));
+
+  act_ = GetActivationRange(params_.activation);
+  const int64_t depth = int64_t{filter_h_} * filter_w_ * group_in_c_;
+  const int64_t rows = int64_t{batch_} * out_h_ * out_w_;
+  if (depth > INT32_MAX || rows > INT32_MAX) return ctx.Unsupported("convolution too large for 32-bit indexing");
+  depth_ = static_cast<int>(depth);
+  rows_ = static_cast<int>(rows);
+
+  const bool pointwise = filter_h_ == 1 && filter_w_ == 1 && params_.stride_h == 1 && params_.stride_w == 1;
+  const bool whole_image = groups_ == 1 && out_h_ == 1 && out_w_ == 1 && pad_top_ == 0 && pad_left_ == 0 &&
+                           filter_h_ == in_h_ && filter_w_ == in_w_;
+  direct_ = pointwise || whole_image;
+  direct_lda_ = pointwise ? static_cast<size_t>(in_c_) : static_cast<size_t>(depth_);
+
+  slots_ = std::max(1, ctx.num_threads());
+  const int max_rows = direct_ ? (1 << 20)
+                               : static_cast<int>(std::clamp<size_t>(kIm2colBlockFloats / static_cast<size_t>(depth_),
+                                                                     kGemmTileRows, kMaxIm2colRows));
+  // Groups are independent tasks already; each group is split for its share of the threads.
+  partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
+  slot_floats_ = direct_ ? 0 : static_cast<size_t>(partition_.rows_per_task) * depth_;
+
+  packed_group_floats_ = PackedWeightsSize(group_out_c_, depth_);
+  filter_constant_ = filter.is_constant() && filter.data != nullptr;
+  size_t scratch_bytes = 0;
+  if (!direct_) scratch_bytes += static_cast<size_t>(slots_) * (slot_floats_ * sizeof(float) + 64);
+  if (filter_constant_) {
+    if (packed_from_ != filter.data || packed_.size() != packed_group_floats_ * groups_) {
+      packed_.Resize(packed_group_floats_ * groups_);
+      if (packed_.data() == nullptr) {
+        return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
+      }
+      const float* w = filter.data_as<float>();
+      for (int g = 0; g < groups_; ++g) {
+        PackWeights(w + static_cast<size_t>(g) * group_out_c_ * depth_, group_out_c_, depth_, depth_,
+                    packed_.data() + g * packed_group_floats_);
+      }
+      packed_from_ = filter.data;
+    }
+  } else {
+    packed_from_ = nullptr;
+    scratch_bytes += packed_group_floats_ * groups_ * sizeof(float) + 64;
+  }
+  if (scratch_bytes > 0) ctx.RequestScratch(scratch_bytes + 64);
+  return Status::Ok();
+}
+
+void Conv2DKernel::Im2col(const float* input, int g, int m0, int m1, float* rows) const {
+  const int sh = params_.stride_h, sw = params_.stride_w;
+  const int dh = params_.dilation_h, dw = params_.dilation_w;
+  const size_t row_pixels = static_cast<size_t>(in_w_);
+  const size_t image_floats = static_cast<size_t>(in_h_) * in_w_ * in_c_;
+  const size_t tap_floats = static_cast<size_t>(group_in_c_);
+  const size_t filter_row_floats = static_cast<size_t>(filter_w_) * group_in_c_;
+  // One division to find where the block starts, then walk.
+  int ox = m0 % out_w_;
+  int oy = (m0 / out_w_) % out_h_;
+  int b = m0 / (out_w_ * out_h_);
+  const float* channel_base = input + static_cast<size_t>(g) * group_in_c_;
+  for (int m = m0; m < m1; ++m) {
+    float* dst = rows + static_cast<size_t>(m - m0) * depth_;
+    const float* image = channel_base + static_cast<size_t>(b) * image_floats;
+    const int iy0 = oy * sh - pad_top_;
+    const int ix0 = ox * sw - pad_left_;
+    // Whole filter rows are contiguous in the input when nothing separates taps.
+    const bool contiguous_row = groups_ == 1 && dw == 1 && ix0 >= 0 && ix0 + filter_w_ <= in_w_;
+    for (int ky = 0; ky < filter_h_; ++ky, dst += filter_row_floats) {
+      const int iy = iy0 + ky * dh;
+      if (iy < 0 || iy >= in_h_) {
+        ZeroFloats(dst, filter_row_floats);
+        continue;
+      }
+      const float* src_row = image + static_cast<size_t>(iy) * row_pixels * in_c_;
+      if (contiguous_row) {
+        CopyFloats(dst, src_row + static_cast<size_t>(ix0) * in_c_, filter_row_floats);
+        continue;
+      }
+      for (int kx = 0; kx < filter_w_; ++kx) {
+        const int ix = ix0 + kx * dw;
+        float* tap = dst + kx * tap_floats;
+        if (ix < 0 || ix >= in_w_) {
+          ZeroFloats(tap, tap_floats);
+        } else {
+          CopyFloats(tap, src_row + static_cast<size_t>(ix) * in_c_, tap_floats);
+        }
+      }
+    }
+    if (++ox == out_w_) {
+      ox = 0;
+      if (++oy == out_h_) {
+        oy = 0;
+        ++b;
+      }
+    }
+  }
+}
+
+void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
+  const int tasks_per_group = partition_.num_tasks();
+  int begin, end;
+  SlotTaskRange(tasks_per_group * groups_, job.active_slots, slot, &begin, &end);
+  float* rows =
+      direct_ ? nullptr : AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
+  const GemmEpilogue base{nullptr, act_.min, act_.max};
+  // Consecutive tasks of one row block (split by columns) share one gather.
+  int gathered_group = -1, gathered_m0 = -1;
+  for (int t = begin; t < end; ++t) {
+    const int g = t / tasks_per_group;
+    int m0, m1, n0, n1;
+    partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
+    GemmEpilogue epilogue = base;
+    if (job.bias != nullptr) epilogue.bias = job.bias + static_cast<size_t>(g) * group_out_c_;
+    const float* packed = job.packed + g * packed_group_floats_;
+    float* c = job.output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
+    const float* a;
+    size_t lda;
+    if (direct_) {
+      a = job.input + static_cast<size_t>(m0) * direct_lda_ + static_cast<size_t>(g) * group_in_c_;
+      lda = direct_lda_;
+    } else {
+      if (g != gathered_group || m0 != gathered_m0) {
+        Im2col(job.input, g, m0, m1, rows);
+        gathered_group = g;
+        gathered_m0 = m0;
+      }
+      a = rows;
+      lda = static_cast<size_t>(depth_);
+    }
+    GemmPacked(m1 - m0, group_out_c_, depth_, a, lda, packed, epilogue, c, static_cast<size_t>(out_c_), n0, n1);
+  }
+}
+
+Status Conv2DKernel::Eval(KernelContext& ctx) {
+  if (rows_ == 0 || out_c_ == 0) return Status::Ok();
+  char* scratch = static_cast<char*>(ctx.scratch());
+  EvalJob job{this,
+              ctx.input(0).data_as<float>(),
+              nullptr,
+              ctx.has_input(2) ? ctx.input(2).data_as<float>() : nullptr,
+              ctx.output(0).data_as<float>(),
+              scratch,
+              1};
+  if (filter_constant_) {
+    job.packed = packed_.data();
+  } else {
+    // A filter computed by the graph is packed on every run.
+    char* after_slots = scratch + (direct_ ? 0 : static_cast<size_t>(slots_) * (slot_floats_ * sizeof(float) + 64));
+    float* packed = AlignFloats64(after_slots);
+    const float* w = ctx.input(1).data_as<float>();
+    for (int g = 0; g < groups_; ++g) {
+      PackWeights(w + static_cast<size_t>(g) * group_out_c_ * depth_, group_out_c_, depth_, depth_,
+                  packed + g * packed_group_floats_);
+    }
+    job.packed = packed;
+  }
+  job.active_slots = std::min(slots_, partition_.num_tasks() * groups_);
+  if (job.active_slots <= 1) {
+    RunSlot(job, 0);
+    return Status::Ok();
+  }
+  ctx.ParallelFor(job.active_slots, 1, [&job](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) job.kernel->RunSlot(job, static_cast<int>(s));
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Kernel>> CreateConv2D(const Node& node) {
+  RELITE_ASSIGN_OR_RETURN(Conv2DParams params, ParseConv2DParams(node));
+  if (!IsClampActivation(params.activation)) {
+    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
+                              " is not supported");
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<Conv2DKernel>(params));
+}
+
+}  // namespace relite::cpu

@@ -1,0 +1,29 @@
+// TRANSPOSE_CONV: inputs (output_shape int32[4], weights [Cout,KH,KW,Cin],
+// input [N,H,W,Cin][, bias [Cout] from version 3]); the work is in
+// internal/transpose_conv_core.
+#include <memory>
+
+#include "relite/kernel.h"
+#include "src/core/ops/params.h"
+#include "src/kernels/cpu/internal/transpose_conv_core.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateTransposeConv(const Node& node) {
+  RELITE_ASSIGN_OR_RETURN(TransposeConvParams params, ParseTransposeConvParams(node));
+  if (!IsClampActivation(params.activation)) {
+    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
+                              " is not supported");
+  }
+  TransposeConvLayout layout;
+  layout.min_inputs = 3;
+  layout.max_inputs = 4;
+  layout.output_shape = 0;
+  layout.weights = 1;
+  layout.input = 2;
+  layout.bias = 3;
+  return MakeTransposeConvKernel(layout, params);
+}
+
+}  // namespace relite::cpu
