@@ -1,0 +1,14 @@
+// LOGISTIC: out = 1 / (1 + e^-x), without overflow for any x.
+#include <memory>
+
+#include "src/kernels/cpu/internal/elementwise.h"
+#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateLogistic(const Node&) {
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Logistic>, kTranscendentalMinChunk));
+}
+
+}  // namespace relite::cpu

@@ -1,0 +1,15 @@
+// RSQRT: out = 1 / sqrt(x) (correctly rounded sqrt, then a division; x < 0 gives
+// NaN, +-0 gives +-inf).
+#include <memory>
+
+#include "src/kernels/cpu/internal/elementwise.h"
+#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateRsqrt(const Node&) {
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Rsqrt>, kDefaultMinChunk));
+}
+
+}  // namespace relite::cpu

@@ -1,0 +1,14 @@
+// SQRT: out = sqrt(x), correctly rounded; x < 0 gives NaN.
+#include <memory>
+
+#include "src/kernels/cpu/internal/elementwise.h"
+#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateSqrt(const Node&) {
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Sqrt>, kDefaultMinChunk));
+}
+
+}  // namespace relite::cpu
