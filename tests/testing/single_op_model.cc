@@ -23,8 +23,10 @@ struct SingleOpModel::Impl {
                                                 tflite::QuantizationDetails::NONE, 0, q.quantized_dimension);
     }
     const int index = static_cast<int>(tensors.size());
+    std::string name = "t";
+    name += std::to_string(index);
     tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(shape), static_cast<tflite::TensorType>(type), buffer,
-                                           fbb.CreateString("t" + std::to_string(index)), qp));
+                                           fbb.CreateString(name), qp));
     return index;
   }
 };
