@@ -235,3 +235,39 @@ TEST_F(InterpreterTest, UnsupportedBuiltinIsReported) {
 
 }  // namespace
 }  // namespace relite
+
+namespace relite {
+namespace {
+
+TEST_F(InterpreterTest, EmptyConstantIsConstant) {
+  // Scale(in) with an extra zero-element operand nobody writes: it must count
+  // as a (byte-less) constant, not as an unallocated activation.
+  resolver_.AddCustom("CheckConst", [](const Node&) -> StatusOr<std::unique_ptr<Kernel>> {
+    struct K : Kernel {
+      Status Prepare(KernelContext& ctx) override {
+        if (!ctx.input(1).is_constant()) return ctx.Error("operand 1 is not constant");
+        return ctx.ResizeOutput(0, ctx.input(0).shape);
+      }
+      Status Eval(KernelContext&) override { return Status::Ok(); }
+    };
+    return std::unique_ptr<Kernel>(new K());
+  });
+  testing::GraphBuilder g;
+  const int op = g.AddOpCode(kCustom, "CheckConst");
+  const int in = g.AddTensor(DataType::kFloat32, {2});
+  const int empty = g.AddTensor(DataType::kInt32, {0});
+  const int out = g.AddTensor(DataType::kFloat32, {2});
+  g.AddOp(op, {in, empty}, {out});
+  g.SetInputs({in});
+  g.SetOutputs({out});
+  const auto bytes = g.Finish();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto interp = InterpreterBuilder(**model, resolver_).Build();
+  ASSERT_TRUE(interp.ok());
+  const Status s = (*interp)->AllocateTensors();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+}  // namespace
+}  // namespace relite

@@ -82,7 +82,22 @@ Status Subgraph::Fail(const std::string& message) const {
 
 Status Subgraph::Build(const OpResolver& resolver) {
   RELITE_RETURN_IF_ERROR(ReadTensors());
-  return ReadNodes(resolver);
+  RELITE_RETURN_IF_ERROR(ReadNodes(resolver));
+  // A zero-element tensor that no operator writes and the caller does not
+  // feed (e.g. an empty shape or axis list) is a constant with no bytes.
+  std::vector<uint8_t> fed(tensors_.size(), 0);
+  for (int t : inputs_) fed[static_cast<size_t>(t)] = 1;
+  for (const Node& node : nodes_) {
+    for (int t : node.outputs) fed[static_cast<size_t>(t)] = 1;
+  }
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    Tensor& tensor = tensors_[t];
+    if (!fed[t] && tensor.allocation == Allocation::kNone && !tensor.is_variable && !tensor.shape.empty() &&
+        tensor.num_elements() == 0) {
+      tensor.allocation = Allocation::kConstant;
+    }
+  }
+  return Status::Ok();
 }
 
 Status Subgraph::ReadTensors() {
