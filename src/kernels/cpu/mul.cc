@@ -1,8 +1,5 @@
 // MUL: out = activation(in0 * in1) with broadcasting; int32/int64 wrap on overflow.
-#include <memory>
-
-#include "src/core/ops/params.h"
-#include "src/kernels/cpu/internal/broadcast.h"
+#include "src/kernels/cpu/internal/binary_arithmetic.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -15,39 +12,8 @@ struct MulOp {
   }
 };
 
-class MulKernel final : public Kernel {
- public:
-  explicit MulKernel(Activation activation) : activation_(activation) {}
-
-  Status Prepare(KernelContext& ctx) override {
-    RELITE_RETURN_IF_ERROR(CheckBinaryOperands(ctx));
-    type_ = ctx.input(0).type;
-    RELITE_RETURN_IF_ERROR(CheckComputedType(ctx, type_, {DataType::kFloat32, DataType::kInt32, DataType::kInt64}));
-    return PrepareBroadcast(ctx, &plan_, DataTypeSize(type_));
-  }
-
-  Status Eval(KernelContext& ctx) override {
-    switch (type_) {
-      case DataType::kFloat32: RunBinaryOp<float>(ctx, plan_, MulOp{}, activation_); break;
-      case DataType::kInt32: RunBinaryOp<int32_t>(ctx, plan_, MulOp{}, activation_); break;
-      case DataType::kInt64: RunBinaryOp<int64_t>(ctx, plan_, MulOp{}, activation_); break;
-      default: return ctx.Error("unexpected type " + DataTypeName(type_));
-    }
-    return Status::Ok();
-  }
-
- private:
-  Activation activation_;
-  DataType type_ = DataType::kFloat32;
-  BroadcastPlan plan_;
-};
-
 }  // namespace
 
-StatusOr<std::unique_ptr<Kernel>> CreateMul(const Node& node) {
-  RELITE_ASSIGN_OR_RETURN(const Activation activation, ParseFusedActivation(node));
-  RELITE_RETURN_IF_ERROR(CheckClampActivation(node, activation));
-  return std::unique_ptr<Kernel>(std::make_unique<MulKernel>(activation));
-}
+StatusOr<std::unique_ptr<Kernel>> CreateMul(const Node& node) { return CreateBinaryArithmetic<MulOp>(node); }
 
 }  // namespace relite::cpu
