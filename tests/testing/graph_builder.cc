@@ -15,7 +15,12 @@ int GraphBuilder::AddBuffer(const std::vector<uint8_t>& bytes) {
 }
 
 int GraphBuilder::AddTensor(DataType type, const Shape& shape, int buffer, const std::string& name, bool is_variable) {
-  tensors_.push_back({type, shape, buffer, name.empty() ? "t" + std::to_string(tensors_.size()) : name, is_variable});
+  std::string tensor_name = name;
+  if (tensor_name.empty()) {
+    tensor_name = "t";
+    tensor_name += std::to_string(tensors_.size());
+  }
+  tensors_.push_back({type, shape, buffer, tensor_name, is_variable});
   return static_cast<int>(tensors_.size() - 1);
 }
 
