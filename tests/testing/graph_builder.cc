@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flatbuffers/flatbuffers.h"
+#include "fmt/format.h"
 #include "tflite_generated.h"
 
 namespace relite::testing {
@@ -15,12 +16,9 @@ int GraphBuilder::AddBuffer(const std::vector<uint8_t>& bytes) {
 }
 
 int GraphBuilder::AddTensor(DataType type, const Shape& shape, int buffer, const std::string& name, bool is_variable) {
-  std::string tensor_name = name;
-  if (tensor_name.empty()) {
-    tensor_name = "t";
-    tensor_name += std::to_string(tensors_.size());
-  }
-  tensors_.push_back({type, shape, buffer, tensor_name, is_variable});
+  // fmt rather than string concatenation: g++ 12 at -O3 raises a false
+  // -Wrestrict on short literal + string (GCC PR 105651).
+  tensors_.push_back({type, shape, buffer, name.empty() ? fmt::format("t{}", tensors_.size()) : name, is_variable});
   return static_cast<int>(tensors_.size() - 1);
 }
 

@@ -1,5 +1,7 @@
 #include "tests/testing/single_op_model.h"
 
+#include "fmt/format.h"
+
 namespace relite::testing {
 
 struct SingleOpModel::Impl {
@@ -23,8 +25,7 @@ struct SingleOpModel::Impl {
                                                 tflite::QuantizationDetails::NONE, 0, q.quantized_dimension);
     }
     const int index = static_cast<int>(tensors.size());
-    std::string name = "t";
-    name += std::to_string(index);
+    const std::string name = fmt::format("t{}", index);  // not "t" + ...: g++ 12 false -Wrestrict
     tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(shape), static_cast<tflite::TensorType>(type), buffer,
                                            fbb.CreateString(name), qp));
     return index;
