@@ -165,13 +165,15 @@ class ModelChecker {
     // A tensor is readable once it is a graph input, a constant, a variable or
     // written by an earlier operator; each tensor is written at most once.
     std::vector<uint8_t> ready(static_cast<size_t>(num_tensors), 0);
+    std::vector<uint8_t> fixed(static_cast<size_t>(num_tensors), 0);  // constant data or graph input
     std::vector<int> writer(static_cast<size_t>(num_tensors), -1);
     for (int i = 0; i < num_tensors; ++i) {
       const auto* t = sg->tensors()->Get(static_cast<uint32_t>(i));
       // A tensor with no elements has nothing to read (e.g. an empty axis list).
       const bool empty = t->shape() != nullptr && t->shape()->size() > 0 &&
                          std::find(t->shape()->begin(), t->shape()->end(), 0) != t->shape()->end();
-      if (BufferBytes(t->buffer()) > 0 || t->is_variable() || empty) ready[static_cast<size_t>(i)] = 1;
+      if (BufferBytes(t->buffer()) > 0) fixed[static_cast<size_t>(i)] = 1;
+      if (fixed[static_cast<size_t>(i)] || t->is_variable() || empty) ready[static_cast<size_t>(i)] = 1;
     }
     auto check_index = [&](const char* what, int value, bool allow_absent) -> Status {
       if (allow_absent && value == -1) return Status::Ok();
@@ -185,6 +187,7 @@ class ModelChecker {
       for (int v : *sg->inputs()) {
         RELITE_RETURN_IF_ERROR(check_index("input list", v, false));
         ready[static_cast<size_t>(v)] = 1;
+        fixed[static_cast<size_t>(v)] = 1;
       }
     }
     if (sg->outputs()) {
@@ -225,7 +228,7 @@ class ModelChecker {
             return fail(fmt::format("{} writes {}, already written by operator {}", where, TensorLabel(sg, v),
                                     writer[static_cast<size_t>(v)]));
           }
-          if (ready[static_cast<size_t>(v)] && !t->is_variable()) {
+          if (fixed[static_cast<size_t>(v)] && !t->is_variable()) {
             return fail(fmt::format("{} writes {}, which is a constant or a graph input", where, TensorLabel(sg, v)));
           }
           writer[static_cast<size_t>(v)] = static_cast<int>(oi);
