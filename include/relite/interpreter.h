@@ -63,6 +63,9 @@ class Interpreter {
   // True when the node's inputs are all constant and it was computed once at
   // allocation time (it is skipped by Invoke).
   bool node_is_folded(int node_index) const;
+  // True when the node (a RELU-style clamp) was merged into the node that
+  // produces its input; that node then writes this node's output.
+  bool node_is_fused(int node_index) const;
 
   // Bytes of the activation arena of the current plan, and what the same
   // tensors would need without reuse.

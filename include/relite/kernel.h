@@ -81,6 +81,16 @@ class Kernel {
   virtual ~Kernel() = default;
   virtual Status Prepare(KernelContext& ctx) = 0;
   virtual Status Eval(KernelContext& ctx) = 0;
+
+  // Offered once, before the first Prepare, when the only consumer of this
+  // node's single output is a clamp node (RELU, RELU6, RELU_N1_TO_1): return
+  // true to apply the clamp [min, max] to the output in this kernel, and the
+  // interpreter then skips the clamp node. One pass over memory instead of two.
+  virtual bool FuseClamp(float min, float max) {
+    (void)min;
+    (void)max;
+    return false;
+  }
 };
 
 using KernelFactory = std::function<StatusOr<std::unique_ptr<Kernel>>(const Node& node)>;

@@ -1,5 +1,6 @@
 // Interpreter behaviour with custom kernels registered by the test itself:
 // execution order, arena reuse, constant folding, resizing, error paths.
+#include <algorithm>
 #include <atomic>
 
 #include <gtest/gtest.h>
@@ -267,6 +268,66 @@ TEST_F(InterpreterTest, EmptyConstantIsConstant) {
   ASSERT_TRUE(interp.ok());
   const Status s = (*interp)->AllocateTensors();
   EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+}  // namespace
+}  // namespace relite
+
+namespace relite {
+namespace {
+
+// ADD -> RELU: the clamp is merged into ADD unless ADD's output has another reader.
+std::vector<uint8_t> AddReluModel(bool second_reader) {
+  testing::GraphBuilder g;
+  const int add = g.AddOpCode(0);
+  const int relu = g.AddOpCode(19);
+  const int a = g.AddTensor(DataType::kFloat32, {1, 8});
+  const int b = g.AddTensor(DataType::kFloat32, {1, 8});
+  const int sum = g.AddTensor(DataType::kFloat32, {1, 8});
+  const int out = g.AddTensor(DataType::kFloat32, {1, 8});
+  g.AddOp(add, {a, b}, {sum});
+  g.AddOp(relu, {sum}, {out});
+  g.SetInputs({a, b});
+  g.SetOutputs(second_reader ? std::vector<int>{out, sum} : std::vector<int>{out});
+  return g.Finish();
+}
+
+TEST(ClampFusion, ReluAfterAddIsFusedAndExact) {
+  for (bool second_reader : {false, true}) {
+    SCOPED_TRACE(second_reader ? "sum is also a graph output" : "relu is the only reader");
+    const auto bytes = AddReluModel(second_reader);
+    auto model = Model::FromBuffer(bytes.data(), bytes.size());
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    BuiltinOpResolver resolver;
+    auto interp = InterpreterBuilder(**model, resolver).SetNumThreads(1).Build();
+    ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+    Interpreter& it = **interp;
+    ASSERT_TRUE(it.AllocateTensors().ok());
+    EXPECT_EQ(it.node_is_fused(1), !second_reader);
+    EXPECT_FALSE(it.node_is_fused(0));
+    for (int i = 0; i < 8; ++i) {
+      it.typed_input<float>(0)[i] = static_cast<float>(i) - 4.f;
+      it.typed_input<float>(1)[i] = 0.5f;
+    }
+    ASSERT_TRUE(it.Invoke().ok());
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_FLOAT_EQ(it.typed_output<float>(0)[i], std::max(0.f, static_cast<float>(i) - 3.5f)) << i;
+      if (second_reader) {
+        EXPECT_FLOAT_EQ(it.typed_output<float>(1)[i], static_cast<float>(i) - 3.5f) << i;
+      }
+    }
+  }
+}
+
+TEST(ClampFusion, PreserveAllTensorsKeepsTheClampNode) {
+  const auto bytes = AddReluModel(false);
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok());
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).SetPreserveAllTensors(true).Build();
+  ASSERT_TRUE(interp.ok());
+  ASSERT_TRUE((*interp)->AllocateTensors().ok());
+  EXPECT_FALSE((*interp)->node_is_fused(1));
 }
 
 }  // namespace

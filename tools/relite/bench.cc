@@ -64,7 +64,7 @@ void PrintProfile(const Interpreter& interp, int runs) {
   double total = 0;
   const auto& times = interp.node_time_us();
   for (int i = 0; i < interp.nodes_size() && i < static_cast<int>(times.size()); ++i) {
-    if (interp.node_is_folded(i)) continue;
+    if (interp.node_is_folded(i) || interp.node_is_fused(i)) continue;
     const std::string& op = interp.node(i).op_name;
     auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.op == op; });
     if (it == rows.end()) it = rows.insert(rows.end(), Row{op});

@@ -136,7 +136,7 @@ std::vector<OpInfo> ReadOps(const tflite::Model* fb, const tflite::SubGraph* sg,
   if (interp != nullptr) {
     for (int i = 0; i < interp->nodes_size(); ++i) {
       const Node& n = interp->node(i);
-      out.push_back({n.op_name, n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : "no"});
+      out.push_back({n.op_name, n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : (interp->node_is_fused(i) ? "fused" : "no")});
     }
     return out;
   }

@@ -41,6 +41,7 @@ const Node& Interpreter::node(int i) const { return main_->nodes()[static_cast<s
 const std::vector<int>& Interpreter::inputs() const { return main_->inputs(); }
 const std::vector<int>& Interpreter::outputs() const { return main_->outputs(); }
 bool Interpreter::node_is_folded(int i) const { return i >= 0 && i < nodes_size() && main_->folded(i); }
+bool Interpreter::node_is_fused(int i) const { return i >= 0 && i < nodes_size() && main_->fused(i); }
 size_t Interpreter::arena_bytes() const { return main_->arena_bytes(); }
 size_t Interpreter::unplanned_bytes() const { return main_->unplanned_bytes(); }
 size_t Interpreter::persistent_bytes() const { return main_->persistent_bytes(); }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "fmt/format.h"
 #include "src/core/interpreter/thread_pool.h"
@@ -83,6 +84,7 @@ Status Subgraph::Fail(const std::string& message) const {
 Status Subgraph::Build(const OpResolver& resolver) {
   RELITE_RETURN_IF_ERROR(ReadTensors());
   RELITE_RETURN_IF_ERROR(ReadNodes(resolver));
+  if (!preserve_all_tensors_) FuseClamps();
   // A zero-element tensor that no operator writes and the caller does not
   // feed (e.g. an empty shape or axis list) is a constant with no bytes.
   std::vector<uint8_t> fed(tensors_.size(), 0);
@@ -216,6 +218,42 @@ Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
   return Status::Ok();
 }
 
+void Subgraph::FuseClamps() {
+  constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
+  std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
+  for (const Node& node : nodes_) {
+    for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
+    for (int t : node.inputs) {
+      if (t >= 0) ++readers[static_cast<size_t>(t)];
+    }
+  }
+  for (int t : outputs_) ++readers[static_cast<size_t>(t)];  // a graph output must keep its values
+  for (Node& clamp : nodes_) {
+    if (clamp.is_custom() || clamp.inputs.size() != 1 || clamp.outputs.size() != 1 || clamp.inputs[0] < 0) continue;
+    float lo, hi;
+    if (clamp.builtin_code == kRelu) {
+      lo = 0.f, hi = std::numeric_limits<float>::infinity();
+    } else if (clamp.builtin_code == kRelu6) {
+      lo = 0.f, hi = 6.f;
+    } else if (clamp.builtin_code == kReluN1To1) {
+      lo = -1.f, hi = 1.f;
+    } else {
+      continue;
+    }
+    const auto mid = static_cast<size_t>(clamp.inputs[0]);
+    const Tensor& in = tensors_[mid];
+    const Tensor& out = tensors_[static_cast<size_t>(clamp.outputs[0])];
+    if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || out.is_variable) continue;
+    if (writer[mid] < 0 || readers[mid] != 1) continue;
+    Node& producer = nodes_[static_cast<size_t>(writer[mid])];
+    if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseClamp(lo, hi)) continue;
+    // The producer now writes the clamp's output; the tensor between them is unused.
+    producer.outputs[0] = clamp.outputs[0];
+    writer[static_cast<size_t>(clamp.outputs[0])] = producer.index;
+    folded_[static_cast<size_t>(clamp.index)] = kFusedNode;
+  }
+}
+
 bool Subgraph::CanFold(int node_index) const {
   const Node& node = nodes_[static_cast<size_t>(node_index)];
   bool any_input = false;
@@ -271,7 +309,7 @@ Status Subgraph::FoldNode(int node_index) {
   Status s = kernels_[static_cast<size_t>(node_index)]->Eval(ctx);
   scratch_ptr_[static_cast<size_t>(node_index)] = nullptr;
   if (!s.ok()) return s.WithContext(model_.name());
-  folded_[static_cast<size_t>(node_index)] = 1;
+  folded_[static_cast<size_t>(node_index)] = kFoldedNode;
   return Status::Ok();
 }
 

@@ -31,7 +31,10 @@ class Subgraph {
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<int>& inputs() const { return inputs_; }
   const std::vector<int>& outputs() const { return outputs_; }
-  bool folded(int node) const { return folded_[static_cast<size_t>(node)] != 0; }
+  // Skipped by Invoke: computed once at allocation (folded), or merged into
+  // the node before it (fused clamp).
+  bool folded(int node) const { return folded_[static_cast<size_t>(node)] == kFoldedNode; }
+  bool fused(int node) const { return folded_[static_cast<size_t>(node)] == kFusedNode; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t unplanned_bytes() const { return unplanned_bytes_; }
   size_t persistent_bytes() const;
@@ -48,6 +51,9 @@ class Subgraph {
   Status FoldNode(int node_index);
   bool CanFold(int node_index) const;
   Status PlanMemory();
+  void FuseClamps();
+  static constexpr uint8_t kFoldedNode = 1;
+  static constexpr uint8_t kFusedNode = 2;
   Status Fail(const std::string& message) const;
 
   const Model& model_;
@@ -57,7 +63,7 @@ class Subgraph {
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<int> inputs_, outputs_;
-  std::vector<uint8_t> folded_;
+  std::vector<uint8_t> folded_;  // per node: 0 runs, kFoldedNode or kFusedNode is skipped
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
   std::vector<size_t> scratch_bytes_;   // per node
   std::vector<void*> scratch_ptr_;      // per node

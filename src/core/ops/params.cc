@@ -56,6 +56,18 @@ ActivationRange GetActivationRange(Activation a) {
   }
 }
 
+bool FuseClampInto(Activation* activation, float min, float max) {
+  if (*activation != Activation::kNone) return false;
+  for (Activation a : {Activation::kRelu, Activation::kRelu6, Activation::kReluN1To1}) {
+    const ActivationRange r = GetActivationRange(a);
+    if (r.min == min && r.max == max) {
+      *activation = a;
+      return true;
+    }
+  }
+  return false;
+}
+
 PaddedDim ComputePaddedDim(PaddingType padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
   const int64_t eff = static_cast<int64_t>(filter - 1) * dilation + 1;
   PaddedDim d;

@@ -23,6 +23,9 @@ struct ActivationRange {
 };
 bool IsClampActivation(Activation a);
 ActivationRange GetActivationRange(Activation a);
+// Takes over a following clamp node: when *activation is NONE and [min, max]
+// is the range of RELU, RELU6 or RELU_N1_TO_1, sets *activation to it.
+bool FuseClampInto(Activation* activation, float min, float max);
 
 // Output extent and leading padding of one spatial dimension, TFLite rules:
 // SAME: out = ceil(in / stride); VALID: out = ceil((in - eff_filter + 1) / stride)

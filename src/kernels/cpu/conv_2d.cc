@@ -53,6 +53,7 @@ class Conv2DKernel final : public Kernel {
   explicit Conv2DKernel(const Conv2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override;
+  bool FuseClamp(float min, float max) override { return FuseClampInto(&params_.activation, min, max); }
   Status Eval(KernelContext& ctx) override;
 
  private:

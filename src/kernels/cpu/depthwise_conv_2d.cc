@@ -110,6 +110,7 @@ class DepthwiseConv2DKernel final : public Kernel {
   explicit DepthwiseConv2DKernel(const DepthwiseConv2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override;
+  bool FuseClamp(float min, float max) override { return FuseClampInto(&params_.activation, min, max); }
   Status Eval(KernelContext& ctx) override;
 
  private:

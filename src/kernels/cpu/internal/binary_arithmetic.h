@@ -33,6 +33,8 @@ class BinaryArithmeticKernel final : public Kernel {
     return Status::Ok();
   }
 
+  bool FuseClamp(float min, float max) override { return FuseClampInto(&activation_, min, max); }
+
  private:
   Activation activation_;
   DataType type_ = DataType::kFloat32;
