@@ -56,6 +56,12 @@ ActivationRange GetActivationRange(Activation a) {
   }
 }
 
+Status CheckClampActivation(const Node& node, Activation activation) {
+  if (IsClampActivation(activation)) return Status::Ok();
+  return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(activation) +
+                            " is not supported");
+}
+
 bool FuseClampInto(Activation* activation, float min, float max) {
   if (*activation != Activation::kNone) return false;
   for (Activation a : {Activation::kRelu, Activation::kRelu6, Activation::kReluN1To1}) {

@@ -23,6 +23,9 @@ struct ActivationRange {
 };
 bool IsClampActivation(Activation a);
 ActivationRange GetActivationRange(Activation a);
+// Unimplemented, naming the node, unless `activation` is a clamp: the CPU
+// kernels apply fused activations only as clamps.
+Status CheckClampActivation(const Node& node, Activation activation);
 // Takes over a following clamp node: when *activation is NONE and [min, max]
 // is the range of RELU, RELU6 or RELU_N1_TO_1, sets *activation to it.
 bool FuseClampInto(Activation* activation, float min, float max);

@@ -321,10 +321,7 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
 
 StatusOr<std::unique_ptr<Kernel>> CreateConv2D(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(Conv2DParams params, ParseConv2DParams(node));
-  if (!IsClampActivation(params.activation)) {
-    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
-                              " is not supported");
-  }
+  RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<Conv2DKernel>(params));
 }
 

@@ -340,10 +340,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
 
 StatusOr<std::unique_ptr<Kernel>> CreateDepthwiseConv2D(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(DepthwiseConv2DParams params, ParseDepthwiseConv2DParams(node));
-  if (!IsClampActivation(params.activation)) {
-    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
-                              " is not supported");
-  }
+  RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<DepthwiseConv2DKernel>(params));
 }
 

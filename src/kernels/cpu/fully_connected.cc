@@ -135,10 +135,7 @@ Status FullyConnectedKernel::Eval(KernelContext& ctx) {
 
 StatusOr<std::unique_ptr<Kernel>> CreateFullyConnected(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(FullyConnectedParams params, ParseFullyConnectedParams(node));
-  if (!IsClampActivation(params.activation)) {
-    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
-                              " is not supported");
-  }
+  RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<FullyConnectedKernel>(params));
 }
 

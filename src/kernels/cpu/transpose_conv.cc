@@ -12,10 +12,7 @@ namespace relite::cpu {
 
 StatusOr<std::unique_ptr<Kernel>> CreateTransposeConv(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(TransposeConvParams params, ParseTransposeConvParams(node));
-  if (!IsClampActivation(params.activation)) {
-    return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(params.activation) +
-                              " is not supported");
-  }
+  RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   TransposeConvLayout layout;
   layout.min_inputs = 3;
   layout.max_inputs = 4;

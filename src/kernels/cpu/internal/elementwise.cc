@@ -52,10 +52,4 @@ Status PrepareFloatUnary(KernelContext& ctx) {
   return ctx.ResizeOutput(0, input.shape);
 }
 
-Status CheckClampActivation(const Node& node, Activation activation) {
-  if (IsClampActivation(activation)) return Status::Ok();
-  return UnimplementedError(node.Describe() + ": fused activation " + ActivationName(activation) +
-                            " is not supported");
-}
-
 }  // namespace relite::cpu

@@ -60,9 +60,6 @@ Status CheckOutputType(KernelContext& ctx, int index, DataType expected);
 // 0 float32 and the same shape as input 0.
 Status PrepareFloatUnary(KernelContext& ctx);
 
-// Checks the activation of an elementwise op at factory time: clamps are
-// fine, TANH and SIGN_BIT are unsupported.
-Status CheckClampActivation(const Node& node, Activation activation);
 
 // `value` clamped to the activation's range, typed like the data. For
 // integer types the range is the activation's range cut to the type (RELU on
