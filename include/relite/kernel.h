@@ -28,12 +28,22 @@ struct Node {
   std::vector<int> inputs;        // tensor indices; -1 marks an absent optional input
   std::vector<int> outputs;
   std::vector<int> intermediates;
+  // Element types of inputs/outputs (kNone-like absent inputs hold kFloat32);
+  // fixed at load time, so a factory can choose its implementation by type.
+  std::vector<DataType> input_types;
+  std::vector<DataType> output_types;
   uint8_t builtin_options_type = 0;       // .tflite BuiltinOptions union tag
   const void* builtin_options = nullptr;  // the options table, or null when absent
   const uint8_t* custom_options = nullptr;
   size_t custom_options_size = 0;
 
   bool is_custom() const { return builtin_code == 32; }
+  DataType input_type(int i) const {
+    return i >= 0 && i < static_cast<int>(input_types.size()) ? input_types[static_cast<size_t>(i)] : DataType::kFloat32;
+  }
+  DataType output_type(int i) const {
+    return i >= 0 && i < static_cast<int>(output_types.size()) ? output_types[static_cast<size_t>(i)] : DataType::kFloat32;
+  }
   // "node 12 (CONV_2D v1)"
   std::string Describe() const;
 };

@@ -29,7 +29,7 @@ int ReportError(const Status& status) {
   return ReportError(status.message().empty() ? status.ToString() : status.message());
 }
 
-Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded) {
+Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors) {
   auto model = Model::FromFile(path);
   if (!model.ok()) {
     Status s = model.status();
@@ -40,7 +40,7 @@ Status LoadModel(const std::string& path, int threads, bool build, Loaded* loade
   loaded->model = std::move(*model);
   if (!build) return Status::Ok();
   loaded->resolver = std::make_unique<BuiltinOpResolver>();
-  auto interp = InterpreterBuilder(*loaded->model, *loaded->resolver).SetNumThreads(threads).Build();
+  auto interp = InterpreterBuilder(*loaded->model, *loaded->resolver).SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors).Build();
   if (!interp.ok()) return interp.status();
   Status s = (*interp)->AllocateTensors();
   if (!s.ok()) return s.WithContext("AllocateTensors");

@@ -22,6 +22,7 @@ struct RunOptions {
   bool top_given = false;
   std::string float_range = "-1,1";
   bool save_inputs = false;
+  std::string dump_tensors;
 };
 struct InspectOptions {
   std::string model;
@@ -57,7 +58,7 @@ struct Loaded {
 };
 // Loads `path`; builds and allocates the interpreter unless `build` is false.
 // On a build error `*loaded` keeps the model so callers can still describe it.
-Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded);
+Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false);
 
 // "none", "scale=0.0078125 zp=128", "per-channel(32) dim=3 scale=[0.001..0.02]".
 std::string QuantSummary(const Quantization& q);

@@ -39,6 +39,8 @@ int Main(int argc, char** argv) {
                   "Pixel mapping for float inputs fed from images: -1,1 (pixel/127.5-1, default) or 0,1 (pixel/255)");
   run->add_flag("--save-inputs", run_opts.save_inputs,
                 "Also write the inputs as fed (input_K.bin, input_K.npy) to --output-dir");
+  run->add_option("--dump-tensors", run_opts.dump_tensors,
+                  "Keep every intermediate tensor and write each as DIR/tensor_<index>.npy (layer-by-layer diffing)");
 
   relite::cli::InspectOptions inspect_opts;
   CLI::App* inspect =

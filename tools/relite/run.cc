@@ -44,7 +44,7 @@ Status Run(const RunOptions& o) {
 
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
-  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded));
+  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/!o.dump_tensors.empty()));
   Interpreter& interp = *loaded.interpreter;
 
   const int num_inputs = interp.num_inputs();
@@ -101,6 +101,19 @@ Status Run(const RunOptions& o) {
     if (t->quant.IsQuantized()) line += "  quant " + QuantSummary(t->quant);
     fmt::print("{}\n", line);
     if (!o.output_dir.empty()) RELITE_RETURN_IF_ERROR(WriteTensorFiles(o.output_dir, fmt::format("output_{}", i), *t));
+  }
+  if (!o.dump_tensors.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.dump_tensors, ec);
+    if (ec) return IoError(fmt::format("cannot create directory '{}': {}", o.dump_tensors, ec.message()));
+    int written = 0;
+    for (int i = 0; i < interp.tensors_size(); ++i) {
+      const Tensor* t = interp.tensor(i);
+      if (t->data == nullptr || DataTypeSize(t->type) == 0) continue;
+      RELITE_RETURN_IF_ERROR(WriteTensorNpy(fmt::format("{}/tensor_{}.npy", o.dump_tensors, i), *t));
+      ++written;
+    }
+    fmt::print("wrote {} tensors to {}/tensor_<index>.npy\n", written, o.dump_tensors);
   }
   fmt::print("invoke: {:.3f} ms ({} thread{})\n", invoke_ms, threads, threads == 1 ? "" : "s");
   if (!o.output_dir.empty())

@@ -161,6 +161,8 @@ Status Subgraph::ReadNodes(const OpResolver& resolver) {
     if (op->inputs()) node.inputs.assign(op->inputs()->begin(), op->inputs()->end());
     if (op->outputs()) node.outputs.assign(op->outputs()->begin(), op->outputs()->end());
     if (op->intermediates()) node.intermediates.assign(op->intermediates()->begin(), op->intermediates()->end());
+    for (int t : node.inputs) node.input_types.push_back(t >= 0 ? tensors_[static_cast<size_t>(t)].type : DataType::kFloat32);
+    for (int t : node.outputs) node.output_types.push_back(tensors_[static_cast<size_t>(t)].type);
     node.builtin_options_type = static_cast<uint8_t>(op->builtin_options_type());
     node.builtin_options = op->builtin_options();
     if (op->custom_options() && op->custom_options()->size() > 0) {
@@ -243,7 +245,15 @@ void Subgraph::FuseClamps() {
     const auto mid = static_cast<size_t>(clamp.inputs[0]);
     const Tensor& in = tensors_[mid];
     const Tensor& out = tensors_[static_cast<size_t>(clamp.outputs[0])];
-    if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || out.is_variable) continue;
+    if (in.type != out.type || out.is_variable) continue;
+    if (in.type != DataType::kFloat32) {
+      // A quantized clamp folds into its producer only when it does not
+      // requantize: same scale and zero point on both sides.
+      const bool int8ish = in.type == DataType::kUInt8 || in.type == DataType::kInt8 || in.type == DataType::kInt16;
+      if (!int8ish || in.quant.IsPerChannel() || in.quant.scale != out.quant.scale ||
+          in.quant.zero_point != out.quant.zero_point || !in.quant.IsQuantized())
+        continue;
+    }
     if (writer[mid] < 0 || readers[mid] != 1) continue;
     Node& producer = nodes_[static_cast<size_t>(writer[mid])];
     if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseClamp(lo, hi)) continue;

@@ -1,5 +1,6 @@
 #include "src/core/model/verifier.h"
 
+#include <cmath>
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -127,6 +128,30 @@ class ModelChecker {
       const size_t zps = q->zero_point() ? q->zero_point()->size() : 0;
       if (zps != 0 && zps != scales) {
         return fail(fmt::format("quantization has {} scales but {} zero points", scales, zps));
+      }
+      for (size_t i = 0; i < scales; ++i) {
+        const float scale = q->scale()->Get(static_cast<uint32_t>(i));
+        if (!(scale > 0.f) || !std::isfinite(scale)) {
+          return fail(fmt::format("quantization scale[{}] is {}; scales must be positive and finite", i, scale));
+        }
+      }
+      if (zps > 0 && scales > 0) {
+        int64_t lo = 0, hi = 0;
+        switch (t->type()) {
+          case tflite::TensorType::UINT8: lo = 0, hi = 255; break;
+          case tflite::TensorType::INT8: lo = -128, hi = 127; break;
+          case tflite::TensorType::INT16: lo = -32768, hi = 32767; break;
+          default: lo = hi = 0; break;  // int32/int64 biases and others: zero points unused
+        }
+        if (lo != hi) {
+          for (size_t i = 0; i < zps; ++i) {
+            const int64_t zp = q->zero_point()->Get(static_cast<uint32_t>(i));
+            if (zp < lo || zp > hi) {
+              return fail(fmt::format("quantization zero_point[{}] is {}, outside the {} range [{}, {}]", i, zp,
+                                      DataTypeName(static_cast<DataType>(type)), lo, hi));
+            }
+          }
+        }
       }
       if (scales > 1) {
         const int qd = q->quantized_dimension();

@@ -16,3 +16,10 @@ namespace relite::cpu {
 #undef RELITE_CUSTOM_OP
 
 }  // namespace relite::cpu
+
+namespace relite::cpu {
+#define RELITE_QUANTIZED_OP(code, factory, min_version, max_version) \
+  StatusOr<std::unique_ptr<Kernel>> factory(const Node& node);
+#include "src/kernels/cpu/quantized/op_list_quantized.inc"
+#undef RELITE_QUANTIZED_OP
+}  // namespace relite::cpu
