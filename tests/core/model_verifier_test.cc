@@ -1,5 +1,6 @@
 // Every class of malformed model is rejected with an error naming what is
 // wrong, and none of them crashes (this suite also runs under ASan/UBSan).
+#include <limits>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -101,6 +102,45 @@ TEST(ModelVerifier, RejectsBufferTooShortForShape) {
   g.SetInputs({a});
   g.SetOutputs({out});
   ExpectError(g.Finish(), "tensor 1 ('weights'): buffer 1 holds 8 bytes but shape [4] of float32 needs 16");
+}
+
+// uint8 a [1,2,2,3] + int8 per-channel constant b [3] -> uint8 out, with
+// quantization parameters chosen by the caller for one tensor.
+std::vector<uint8_t> QuantizedAdd(int which, const std::vector<float>& scale, const std::vector<int64_t>& zp,
+                                  int qdim = 0) {
+  GraphBuilder g;
+  const int add = g.AddOpCode(kAdd);
+  const int a = g.AddTensor(DataType::kUInt8, {1, 2, 2, 3}, 0, "a");
+  const int b = g.AddTensor(DataType::kInt8, {3}, g.AddBufferOf(std::vector<int8_t>{1, 2, 3}), "b");
+  const int out = g.AddTensor(DataType::kUInt8, {1, 2, 2, 3}, 0, "out");
+  g.SetQuantization(a, {0.5f}, {128});
+  g.SetQuantization(b, {0.1f, 0.2f, 0.3f}, {0, 0, 0});
+  g.SetQuantization(out, {0.25f}, {3});
+  g.SetQuantization(which, scale, zp, qdim);
+  g.AddOp(add, {a, b}, {out});
+  g.SetInputs({a});
+  g.SetOutputs({out});
+  return g.Finish();
+}
+
+TEST(ModelVerifier, AcceptsValidQuantization) {
+  auto m = Load(QuantizedAdd(0, {0.5f}, {0}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+}
+
+TEST(ModelVerifier, RejectsInvalidQuantization) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  ExpectError(QuantizedAdd(0, {0.f}, {0}), "tensor 0 ('a'): quantization scale[0] is 0");
+  ExpectError(QuantizedAdd(0, {-0.5f}, {0}), "tensor 0 ('a'): quantization scale[0] is -0.5");
+  ExpectError(QuantizedAdd(2, {inf}, {0}), "tensor 2 ('out'): quantization scale[0] is inf");
+  ExpectError(QuantizedAdd(2, {nan}, {0}), "scales must be positive and finite");
+  ExpectError(QuantizedAdd(0, {0.5f}, {256}), "tensor 0 ('a'): quantization zero_point[0] is 256, outside the uint8 range [0, 255]");
+  ExpectError(QuantizedAdd(0, {0.5f}, {-1}), "zero_point[0] is -1, outside the uint8 range");
+  ExpectError(QuantizedAdd(1, {0.1f, 0.2f, 0.3f}, {0, 0, 128}), "tensor 1 ('b'): quantization zero_point[2] is 128, outside the int8 range [-128, 127]");
+  ExpectError(QuantizedAdd(1, {0.1f, 0.2f}, {0, 0}), "tensor 1 ('b'): 2 per-channel scales but dimension 0 has size 3");
+  ExpectError(QuantizedAdd(1, {0.1f, 0.2f, 0.3f}, {0, 0}), "quantization has 3 scales but 2 zero points");
+  ExpectError(QuantizedAdd(1, {0.1f, 0.2f, 0.3f}, {0, 0, 0}, 1), "quantized_dimension 1 is out of range for rank 1");
 }
 
 TEST(ModelVerifier, RejectsUnknownOperatorCode) {

@@ -18,7 +18,13 @@ int GraphBuilder::AddBuffer(const std::vector<uint8_t>& bytes) {
 int GraphBuilder::AddTensor(DataType type, const Shape& shape, int buffer, const std::string& name, bool is_variable) {
   // fmt rather than string concatenation: g++ 12 at -O3 raises a false
   // -Wrestrict on short literal + string (GCC PR 105651).
-  tensors_.push_back({type, shape, buffer, name.empty() ? fmt::format("t{}", tensors_.size()) : name, is_variable});
+  TensorSpec t;
+  t.type = type;
+  t.shape = shape;
+  t.buffer = buffer;
+  t.name = name.empty() ? fmt::format("t{}", tensors_.size()) : name;
+  t.is_variable = is_variable;
+  tensors_.push_back(std::move(t));
   return static_cast<int>(tensors_.size() - 1);
 }
 
@@ -46,8 +52,13 @@ std::vector<uint8_t> GraphBuilder::Finish(uint32_t schema_version) const {
   }
   std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
   for (const auto& t : tensors_) {
+    flatbuffers::Offset<tflite::QuantizationParameters> quant = 0;
+    if (t.quantized) {
+      quant = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(t.scale), fbb.CreateVector(t.zero_point),
+                                                   tflite::QuantizationDetails::NONE, 0, t.quantized_dimension);
+    }
     tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(t.shape), static_cast<tflite::TensorType>(t.type),
-                                           static_cast<uint32_t>(t.buffer), fbb.CreateString(t.name), 0,
+                                           static_cast<uint32_t>(t.buffer), fbb.CreateString(t.name), quant,
                                            t.is_variable));
   }
   std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes;
@@ -68,6 +79,19 @@ std::vector<uint8_t> GraphBuilder::Finish(uint32_t schema_version) const {
                                    fbb.CreateString("relite GraphBuilder"), fbb.CreateVector(buffers));
   tflite::FinishModelBuffer(fbb, model);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace relite::testing
+
+namespace relite::testing {
+
+void GraphBuilder::SetQuantization(int tensor, const std::vector<float>& scale, const std::vector<int64_t>& zero_point,
+                                   int quantized_dimension) {
+  TensorSpec& t = tensors_[static_cast<size_t>(tensor)];
+  t.quantized = true;
+  t.scale = scale;
+  t.zero_point = zero_point;
+  t.quantized_dimension = quantized_dimension;
 }
 
 }  // namespace relite::testing

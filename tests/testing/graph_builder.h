@@ -26,6 +26,10 @@ class GraphBuilder {
   // writes the code in the old 8-bit field only, as old converters did.
   int AddOpCode(int32_t builtin_code, const std::string& custom_name = "", int version = 1,
                 bool deprecated_code_only = false);
+  // Writes a QuantizationParameters table on tensor `tensor` (values are not
+  // checked: tests use this to write invalid ones too).
+  void SetQuantization(int tensor, const std::vector<float>& scale, const std::vector<int64_t>& zero_point,
+                       int quantized_dimension = 0);
   void AddOp(int opcode_index, const std::vector<int>& inputs, const std::vector<int>& outputs,
              const std::vector<uint8_t>& custom_options = {});
   void SetInputs(const std::vector<int>& inputs) { inputs_ = inputs; }
@@ -39,6 +43,10 @@ class GraphBuilder {
     int buffer;
     std::string name;
     bool is_variable;
+    bool quantized = false;
+    std::vector<float> scale;
+    std::vector<int64_t> zero_point;
+    int quantized_dimension = 0;
   };
   struct OpCodeSpec {
     int32_t code;
