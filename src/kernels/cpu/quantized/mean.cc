@@ -1,0 +1,14 @@
+// Quantized MEAN (uint8, int8): XNNPACK's arithmetic, see
+// internal/quantized_reduce.h.
+#include <memory>
+
+#include "src/kernels/cpu/internal/quantized_reduce.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateQuantizedMean(const Node& node) {
+  return std::unique_ptr<Kernel>(std::make_unique<QuantizedReduceSumKernel>(node, /*mean=*/true));
+}
+
+}  // namespace relite::cpu

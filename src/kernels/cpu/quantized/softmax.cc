@@ -1,0 +1,126 @@
+// Quantized SOFTMAX over the last axis, uint8 or int8 input, output of the
+// same type (scale 1/256, zero point 0 / -128) or int16 (scale 1/32768, zero
+// point 0). XNNPACK does not take it; this is TFLite's optimized builtin
+// kernel, which works in float through a table built once:
+//   table[255 - d] = expf(float(-in_scale * beta) * d),  d = 0..255
+//   per row: m = max(q); sum = sequential float sum of table[255 - m + q]
+//   inv = 1 / (sum * out_scale)
+//   p = table[255 - m + q] * inv
+//   uint8 out: int(p + 0.5f); int8 / int16 out: round_half_away(p) + out_zp; clamped.
+// The row sum is kept sequential (no reassociation) because the rounding
+// of each addition is part of the result.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <limits>
+#include <type_traits>
+
+#include "src/core/ops/options.h"
+#include "src/kernels/cpu/internal/quantized_lut.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+namespace {
+
+template <typename In, typename Out>
+void SoftmaxRows(const float* table, const In* x, Out* y, int64_t rows, int64_t depth, float out_scale,
+                 int32_t out_zp) {
+  constexpr int32_t kMin = std::numeric_limits<Out>::min(), kMax = std::numeric_limits<Out>::max();
+  for (int64_t r = 0; r < rows; ++r) {
+    const In* xr = x + r * depth;
+    Out* yr = y + r * depth;
+    int32_t m = std::numeric_limits<In>::min();
+    for (int64_t j = 0; j < depth; ++j) m = std::max<int32_t>(m, xr[j]);
+    const float* t = table + (255 - m);  // t[q] = exp(in_scale * beta * (q - m)), q <= m
+    float sum = 0.f;
+    for (int64_t j = 0; j < depth; ++j) sum += t[xr[j]];
+    const float inv = 1.0f / (sum * out_scale);
+    for (int64_t j = 0; j < depth; ++j) {
+      const float p = t[xr[j]] * inv;
+      int32_t q;
+      if constexpr (std::is_same_v<Out, uint8_t>) {
+        q = static_cast<int32_t>(p + 0.5f);
+      } else {
+        q = static_cast<int32_t>(std::round(p)) + out_zp;
+      }
+      yr[j] = static_cast<Out>(std::clamp(q, kMin, kMax));
+    }
+  }
+}
+
+class QuantizedSoftmaxKernel final : public Kernel {
+ public:
+  explicit QuantizedSoftmaxKernel(float beta) : beta_(beta) {}
+
+  Status Prepare(KernelContext& ctx) override {
+    if (ctx.num_inputs() != 1 || !ctx.has_input(0)) {
+      return ctx.Error("expects 1 input, got " + std::to_string(ctx.num_inputs()));
+    }
+    if (ctx.num_outputs() != 1) return ctx.Error("expects 1 output, got " + std::to_string(ctx.num_outputs()));
+    const Tensor& input = ctx.input(0);
+    const Tensor& output = ctx.output(0);
+    if (input.type != DataType::kUInt8 && input.type != DataType::kInt8) {
+      return ctx.Unsupported("quantized " + DataTypeName(input.type) + " input is not supported (uint8, int8)");
+    }
+    if (output.type != input.type && output.type != DataType::kInt16) {
+      return ctx.Error("output must be " + DataTypeName(input.type) + " or int16, got " + DataTypeName(output.type));
+    }
+    if (input.rank() < 1) return ctx.Error("input must have rank >= 1, got a scalar");
+    TensorQuant in_q, out_q;
+    RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
+    RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", &out_q));
+    // TFLite's fixed output quantization.
+    const bool wide = output.type == DataType::kInt16;
+    const int32_t want_zp = output.type == DataType::kInt8 ? -128 : 0;
+    const float want_scale = wide ? 1.0f / 32768 : 1.0f / 256;
+    if (out_q.zero_point != want_zp || std::fabs(out_q.scale - want_scale) > 0.001f * want_scale) {
+      return ctx.Error("output quantization must be scale " + std::to_string(want_scale) + ", zero point " +
+                       std::to_string(want_zp) + " for " + DataTypeName(output.type) + " output");
+    }
+    out_scale_ = out_q.scale;
+    out_zp_ = out_q.zero_point;
+    const float scale = -in_q.scale * beta_;
+    for (int32_t d = 0; d <= 255; ++d) table_[255 - d] = std::exp(scale * static_cast<float>(d));
+    return ctx.ResizeOutput(0, input.shape);
+  }
+
+  Status Eval(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    Tensor& output = ctx.output(0);
+    const int64_t depth = input.dim(input.rank() - 1);
+    if (depth == 0 || input.num_elements() == 0) return Status::Ok();
+    const int64_t rows = input.num_elements() / depth;
+    auto run = [&](auto* x, auto* y) {
+      ctx.ParallelFor(rows, std::max<int64_t>(1, 4096 / depth), [&](int64_t begin, int64_t end) {
+        SoftmaxRows(table_, x + begin * depth, y + begin * depth, end - begin, depth, out_scale_, out_zp_);
+      });
+    };
+    const bool wide = output.type == DataType::kInt16;
+    if (input.type == DataType::kUInt8) {
+      if (wide) run(input.data_as<uint8_t>(), output.data_as<int16_t>());
+      else run(input.data_as<uint8_t>(), output.data_as<uint8_t>());
+    } else {
+      if (wide) run(input.data_as<int8_t>(), output.data_as<int16_t>());
+      else run(input.data_as<int8_t>(), output.data_as<int8_t>());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  float beta_;
+  float out_scale_ = 1.f / 256;
+  int32_t out_zp_ = 0;
+  float table_[256] = {};
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Kernel>> CreateQuantizedSoftmax(const Node& node) {
+  float beta = 0.f;  // schema default when the options table is absent
+  if (const auto* o = GetOptions<tflite::SoftmaxOptions>(node)) beta = o->beta();
+  return std::unique_ptr<Kernel>(std::make_unique<QuantizedSoftmaxKernel>(beta));
+}
+
+}  // namespace relite::cpu
