@@ -1,0 +1,211 @@
+#include "src/kernels/cpu/internal/qgemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace relite::cpu {
+
+bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
+                  bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
+                  QGemmWeights* out) {
+  out->n = n;
+  out->k = k;
+  out->pairs = QGemmPairs(k);
+  out->panels = (n + kQGemmPanelWidth - 1) / kQGemmPanelWidth;
+  const size_t cols = static_cast<size_t>(out->panels) * kQGemmPanelWidth;
+  out->packed.Resize(cols * static_cast<size_t>(out->pairs) * 2);
+  out->bias.Resize(cols);
+  out->scale.Resize(cols);
+  if ((out->packed.data() == nullptr && cols > 0) || out->bias.data() == nullptr || out->scale.data() == nullptr) {
+    return false;
+  }
+  int16_t* packed = out->packed.data();
+  std::memset(packed, 0, out->packed.size() * sizeof(int16_t));
+  const bool is_signed = w_type == DataType::kInt8;
+  const auto* bytes = static_cast<const uint8_t*>(w);
+  for (size_t col = 0; col < cols; ++col) {
+    if (col >= static_cast<size_t>(n)) {
+      out->bias.data()[col] = 0;
+      out->scale.data()[col] = 0.f;
+      continue;
+    }
+    const int32_t zp = w_zp_per_row ? w_zp[col] : w_zp[0];
+    const uint8_t* row = bytes + col * row_stride;
+    // Panel p, pair j: 16 columns x 2 values, columns 0-7 then 8-15.
+    int16_t* dst = packed + (col / kQGemmPanelWidth) * static_cast<size_t>(out->pairs) * 32 +
+                   (col % kQGemmPanelWidth) / 8 * 16 + (col % 8) * 2;
+    int64_t sum = 0;
+    for (int i = 0; i < k; ++i) {
+      const int32_t v = (is_signed ? static_cast<int32_t>(static_cast<int8_t>(row[i])) : static_cast<int32_t>(row[i])) - zp;
+      dst[static_cast<size_t>(i / 2) * 32 + (i & 1)] = static_cast<int16_t>(v);
+      sum += v;
+    }
+    const int64_t b = (bias != nullptr ? bias[col] : 0) - static_cast<int64_t>(a_zp) * sum;
+    out->bias.data()[col] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(b)));
+    out->scale.data()[col] = scale_per_row ? scale[col] : scale[0];
+  }
+  return true;
+}
+
+void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst) {
+  const size_t stride = QGemmRowStride(k);
+  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask));
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* s = src + static_cast<size_t>(r) * src_stride;
+    int16_t* d = dst + static_cast<size_t>(r) * stride;
+    int i = 0;
+    for (; i + 16 <= k; i += 16) {
+      const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)), mask);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_cvtepu8_epi16(v));
+    }
+    for (; i < k; ++i) d[i] = static_cast<int16_t>(static_cast<uint8_t>(s[i] ^ xor_mask));
+    if (k & 1) d[k] = 0;
+  }
+}
+
+namespace {
+
+template <int MR>
+inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w, const int32_t* bias,
+                       __m256i acc[MR][2]) {
+  const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias));
+  const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias + 8));
+  const int32_t* rows[MR];
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = b0;
+    acc[r][1] = b1;
+    rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
+  }
+  for (int p = 0; p < pairs; ++p) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
+    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + 16));
+    w += 32;
+    for (int r = 0; r < MR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, rows[r] + p, sizeof(pair));
+      const __m256i av = _mm256_set1_epi32(pair);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, w1));
+    }
+  }
+}
+
+struct Requant {
+  __m256 lo, hi;
+  __m256i zp;
+  bool is_signed;
+};
+
+// 16 int32 accumulators -> 16 requantized bytes.
+inline __m128i RequantizeTile(__m256i acc0, __m256i acc1, __m256 s0, __m256 s1, const Requant& q) {
+  __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(acc0), s0);
+  __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(acc1), s1);
+  f0 = _mm256_min_ps(_mm256_max_ps(f0, q.lo), q.hi);
+  f1 = _mm256_min_ps(_mm256_max_ps(f1, q.lo), q.hi);
+  const __m256i i0 = _mm256_add_epi32(_mm256_cvtps_epi32(f0), q.zp);
+  const __m256i i1 = _mm256_add_epi32(_mm256_cvtps_epi32(f1), q.zp);
+  const __m256i w16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i0, i1), 0xD8);
+  const __m128i lo = _mm256_castsi256_si128(w16);
+  const __m128i hi = _mm256_extracti128_si256(w16, 1);
+  return q.is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+}
+
+template <int MR>
+void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, const Requant& q,
+                 uint8_t* c, size_t ldc, int cols) {
+  __m256i acc[MR][2];
+  const int16_t* wp = w.packed.data() + static_cast<size_t>(panel) * pairs * 32;
+  const size_t col0 = static_cast<size_t>(panel) * kQGemmPanelWidth;
+  Accumulate<MR>(pairs, a, lda, wp, w.bias.data() + col0, acc);
+  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
+  const __m256 s1 = _mm256_load_ps(w.scale.data() + col0 + 8);
+  for (int r = 0; r < MR; ++r) {
+    const __m128i bytes = RequantizeTile(acc[r][0], acc[r][1], s0, s1, q);
+    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
+    if (cols == kQGemmPanelWidth) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
+    } else {
+      alignas(16) uint8_t tmp[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+      std::memcpy(dst, tmp, static_cast<size_t>(cols));
+    }
+  }
+}
+
+template <int MR>
+void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, int32_t* c, size_t ldc,
+             int cols) {
+  __m256i acc[MR][2];
+  const int16_t* wp = w.packed.data() + static_cast<size_t>(panel) * pairs * 32;
+  const size_t col0 = static_cast<size_t>(panel) * kQGemmPanelWidth;
+  Accumulate<MR>(pairs, a, lda, wp, w.bias.data() + col0, acc);
+  for (int r = 0; r < MR; ++r) {
+    alignas(32) int32_t tmp[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), acc[r][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), acc[r][1]);
+    std::memcpy(c + static_cast<size_t>(r) * ldc, tmp, static_cast<size_t>(cols) * sizeof(int32_t));
+  }
+}
+
+}  // namespace
+
+void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c, size_t ldc,
+           int n_begin, int n_end) {
+  Requant q;
+  q.lo = _mm256_set1_ps(static_cast<float>(out.qmin - out.zero_point));
+  q.hi = _mm256_set1_ps(static_cast<float>(out.qmax - out.zero_point));
+  q.zp = _mm256_set1_epi32(out.zero_point);
+  q.is_signed = out.type == DataType::kInt8;
+  const int pairs = w.pairs;
+  for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
+    const int panel = n0 / kQGemmPanelWidth;
+    const int cols = std::min(kQGemmPanelWidth, n_end - n0);
+    int r = 0;
+    for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) {
+      TileRequant<kQGemmTileRows>(pairs, a + r * lda, lda, w, panel, q, c + r * ldc + n0, ldc, cols);
+    }
+    const int8_t left = static_cast<int8_t>(m - r);
+    const int16_t* ar = a + r * lda;
+    uint8_t* cr = c + r * ldc + n0;
+    switch (left) {
+      case 1: TileRequant<1>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+      case 2: TileRequant<2>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+      case 3: TileRequant<3>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+      case 4: TileRequant<4>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+      case 5: TileRequant<5>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+      default: break;
+    }
+  }
+}
+
+void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmWeights& w, int32_t* c, size_t ldc, int n_begin,
+              int n_end) {
+  const int pairs = w.pairs;
+  for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
+    const int panel = n0 / kQGemmPanelWidth;
+    const int cols = std::min(kQGemmPanelWidth, n_end - n0);
+    for (int r = 0; r < m; r += 4) {
+      const int rows = std::min(4, m - r);
+      const int16_t* ar = a + r * lda;
+      int32_t* cr = c + r * ldc + (n0 - n_begin);
+      switch (rows) {
+        case 1: TileAcc<1>(pairs, ar, lda, w, panel, cr, ldc, cols); break;
+        case 2: TileAcc<2>(pairs, ar, lda, w, panel, cr, ldc, cols); break;
+        case 3: TileAcc<3>(pairs, ar, lda, w, panel, cr, ldc, cols); break;
+        default: TileAcc<4>(pairs, ar, lda, w, panel, cr, ldc, cols); break;
+      }
+    }
+  }
+}
+
+int32_t XnnQuantizeBound(float x, float scale, int32_t zero_point, DataType type) {
+  const float lo = static_cast<float>(type == DataType::kInt8 ? -128 : 0);
+  const float hi = static_cast<float>(type == DataType::kInt8 ? 127 : 255);
+  const float v = std::fmin(std::fmax(x / scale + static_cast<float>(zero_point), lo), hi);
+  return static_cast<int32_t>(std::lrintf(v));
+}
+
+}  // namespace relite::cpu

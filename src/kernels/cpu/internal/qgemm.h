@@ -1,0 +1,106 @@
+// 8-bit matrix products shared by the quantized CONV_2D, FULLY_CONNECTED and
+// TRANSPOSE_CONV kernels.
+//
+// C[m][n] = requantize(bias[n] + sum_k (A[m][k] - a_zp) * (W[n][k] - w_zp[n])).
+// Every product is exact in int32: activations are widened to int16 (uint8,
+// or int8 biased by +128 so that both read as 0..255), weights are stored as
+// int16 (W - w_zp, in [-255, 255]) in pairs along k, and vpmaddwd adds two
+// products of at most 255 * 255 without saturating. The activation zero point
+// is folded into a per-column bias once, when the weights are packed:
+//   sum_k (a - zp) * w = sum_k a * w - zp * sum_k w.
+// A padded tap therefore holds the (biased) zero point, not 0.
+//
+// The result is requantized the XNNPACK way ("fp32"): float(acc) * scale[n],
+// clamped to [qmin - zp, qmax - zp], rounded to nearest even, plus zp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "relite/kernel.h"
+
+namespace relite::cpu {
+
+inline constexpr int kQGemmTileRows = 6;
+inline constexpr int kQGemmPanelWidth = 16;
+
+// A 64-byte aligned array of trivially copyable values.
+template <typename T>
+class AlignedArray {
+ public:
+  void Resize(size_t count) {
+    if (count == size_ && data_) return;
+    const size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+    data_.reset(static_cast<T*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64)));
+    size_ = data_ ? count : 0;
+  }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T[], Free> data_;
+  size_t size_ = 0;
+};
+
+// The k-pairs of a row of k activations (k rounded up to even).
+inline int QGemmPairs(int k) { return (k + 1) / 2; }
+// int16 elements of one widened activation row.
+inline size_t QGemmRowStride(int k) { return static_cast<size_t>(QGemmPairs(k)) * 2; }
+
+// XOR mask that maps an activation byte to 0..255 (0x80 for int8).
+inline uint8_t QGemmInputBias(DataType type) { return type == DataType::kInt8 ? 0x80 : 0x00; }
+
+// Packed weights with their folded bias and per-column requantization scale.
+struct QGemmWeights {
+  int n = 0, k = 0;
+  int pairs = 0, panels = 0;
+  AlignedArray<int16_t> packed;  // panels * pairs * 32
+  AlignedArray<int32_t> bias;    // panels * 16: bias[n] - a_zp * sum_k (W - w_zp)
+  AlignedArray<float> scale;     // panels * 16
+  const void* packed_from = nullptr;
+};
+
+// Packs n rows of k weights (row i at w + i * row_stride, uint8 or int8 as
+// `w_type`). `w_zp` is one zero point per row (or one for all when
+// `w_zp_per_row` is false). `bias` (n int32) may be null. `a_zp` is the
+// activation zero point after the int8 bias (zp + 128 for int8). `scale` is
+// one float per row (or one for all when `scale_per_row` is false).
+// Returns false when out of memory.
+bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
+                  bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
+                  QGemmWeights* out);
+
+struct QGemmOutput {
+  DataType type = DataType::kUInt8;  // uint8 or int8
+  int32_t zero_point = 0;
+  int32_t qmin = 0, qmax = 255;  // clamp in the quantized domain
+};
+
+// Widens `rows` rows of k activation bytes (row r at src + r * src_stride)
+// into int16 rows of QGemmRowStride(k) elements, XOR-ing each byte with `xor_mask`.
+void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst);
+
+// Computes rows [0, m) and columns [n_begin, n_end) of C (bytes, row stride
+// ldc) from widened A (row stride lda int16 elements). n_begin must be a
+// multiple of kQGemmPanelWidth. Single-threaded.
+void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c, size_t ldc,
+           int n_begin, int n_end);
+
+// Raw int32 accumulators (bias included) instead of requantized bytes:
+// C32 (pointing at column n_begin) row stride ldc in int32 elements. For the arithmetic of TFLite's
+// builtin kernels, applied by the caller.
+void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmWeights& w, int32_t* c, size_t ldc, int n_begin,
+              int n_end);
+
+// XNNPACK's output clamp from a fused activation's float range: each bound is
+// lrintf(clamp(x / scale + zp)) in float32, half to even.
+int32_t XnnQuantizeBound(float x, float scale, int32_t zero_point, DataType type);
+
+}  // namespace relite::cpu
