@@ -18,35 +18,51 @@ namespace {
 
 constexpr int kTile = 64;
 
+// Channels [c0, c0 + width) of one output pixel; kFixed > 0 fixes the width
+// at compile time so the sums stay in vector registers.
+template <typename T, int kFixed>
+void AverageTile(const T* input, int64_t image_offset, const Pool2DGeometry& g, const PoolWindow& wy,
+                 const PoolWindow& wx, int64_t c0, int width, int32_t count, QuantizedRange range,
+                 T* __restrict out) {
+  // Geometry in locals: the 8-bit source pointer may alias anything, which
+  // would otherwise force reloads that stop the vectoriser.
+  const int64_t channels = g.channels, row_stride = static_cast<int64_t>(g.in_w) * g.channels;
+  const int w = kFixed > 0 ? kFixed : width;
+  int32_t acc[kTile];
+  for (int c = 0; c < w; ++c) acc[c] = 0;
+  for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
+    const int64_t row = image_offset + (static_cast<int64_t>(wy.origin) + ky) * row_stride;
+    for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
+      const T* __restrict src = input + row + (static_cast<int64_t>(wx.origin) + kx) * channels + c0;
+      for (int c = 0; c < w; ++c) acc[c] += src[c];
+    }
+  }
+  if (count == 0) {
+    for (int c = 0; c < w; ++c) out[c0 + c] = static_cast<T>(std::clamp(0, range.min, range.max));
+    return;
+  }
+  const int32_t half = count / 2;
+  for (int c = 0; c < w; ++c) {
+    int32_t v;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      v = (acc[c] + half) / count;
+    } else {
+      v = acc[c] > 0 ? (acc[c] + half) / count : (acc[c] - half) / count;
+    }
+    out[c0 + c] = static_cast<T>(std::clamp(v, range.min, range.max));
+  }
+}
+
 template <typename T>
 void AveragePixel(const T* input, int64_t image_offset, const Pool2DGeometry& g, const PoolWindow& wy,
                   const PoolWindow& wx, QuantizedRange range, T* __restrict out) {
-  const int64_t channels = g.channels;
   const int32_t count = std::max(0, wy.end - wy.begin) * std::max(0, wx.end - wx.begin);
-  for (int64_t c0 = 0; c0 < channels; c0 += kTile) {
-    const int w = static_cast<int>(std::min<int64_t>(kTile, channels - c0));
-    int32_t acc[kTile] = {};
-    for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
-      const int64_t row = image_offset + (static_cast<int64_t>(wy.origin) + ky) * g.in_w * channels;
-      for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
-        const T* __restrict src = input + row + (static_cast<int64_t>(wx.origin) + kx) * channels + c0;
-        for (int c = 0; c < w; ++c) acc[c] += src[c];
-      }
-    }
-    if (count == 0) {
-      for (int c = 0; c < w; ++c) out[c0 + c] = static_cast<T>(std::clamp(0, range.min, range.max));
-      continue;
-    }
-    const int32_t half = count / 2;
-    for (int c = 0; c < w; ++c) {
-      int32_t v;
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        v = (acc[c] + half) / count;
-      } else {
-        v = acc[c] > 0 ? (acc[c] + half) / count : (acc[c] - half) / count;
-      }
-      out[c0 + c] = static_cast<T>(std::clamp(v, range.min, range.max));
-    }
+  int64_t c0 = 0;
+  for (; c0 + kTile <= g.channels; c0 += kTile) {
+    AverageTile<T, kTile>(input, image_offset, g, wy, wx, c0, kTile, count, range, out);
+  }
+  if (c0 < g.channels) {
+    AverageTile<T, 0>(input, image_offset, g, wy, wx, c0, static_cast<int>(g.channels - c0), count, range, out);
   }
 }
 

@@ -16,23 +16,43 @@ namespace {
 
 constexpr int kTile = 64;
 
+// Channels [c0, c0 + width) of one output pixel; kFixed > 0 fixes the width
+// at compile time so the running maxima stay in vector registers.
+template <typename T, int kFixed>
+void MaxTile(const T* input, int64_t image_offset, const Pool2DGeometry& g, const PoolWindow& wy,
+             const PoolWindow& wx, int64_t c0, int width, T lo, T hi, T* __restrict out) {
+  // Geometry in locals: the 8-bit source pointer may alias anything, which
+  // would otherwise force reloads that stop the vectoriser.
+  const int64_t channels = g.channels, row_stride = static_cast<int64_t>(g.in_w) * g.channels;
+  const int w = kFixed > 0 ? kFixed : width;
+  T acc[kTile];
+  for (int c = 0; c < w; ++c) acc[c] = std::numeric_limits<T>::lowest();
+  for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
+    const int64_t row = image_offset + (static_cast<int64_t>(wy.origin) + ky) * row_stride;
+    for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
+      const T* __restrict src = input + row + (static_cast<int64_t>(wx.origin) + kx) * channels + c0;
+      // Value selects, not std::max: its by-reference result makes g++
+      // see a possible alias and give up on vectorising.
+      for (int c = 0; c < w; ++c) {
+        const T v = src[c];
+        acc[c] = v > acc[c] ? v : acc[c];
+      }
+    }
+  }
+  for (int c = 0; c < w; ++c) {
+    const T v = acc[c] < lo ? lo : acc[c];
+    out[c0 + c] = v > hi ? hi : v;
+  }
+}
+
 template <typename T>
 void MaxPixel(const T* input, int64_t image_offset, const Pool2DGeometry& g, const PoolWindow& wy,
               const PoolWindow& wx, QuantizedRange range, T* __restrict out) {
-  const int64_t channels = g.channels;
   const T lo = static_cast<T>(range.min), hi = static_cast<T>(range.max);
-  for (int64_t c0 = 0; c0 < channels; c0 += kTile) {
-    const int w = static_cast<int>(std::min<int64_t>(kTile, channels - c0));
-    T acc[kTile];
-    for (int c = 0; c < w; ++c) acc[c] = std::numeric_limits<T>::lowest();
-    for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
-      const int64_t row = image_offset + (static_cast<int64_t>(wy.origin) + ky) * g.in_w * channels;
-      for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
-        const T* __restrict src = input + row + (static_cast<int64_t>(wx.origin) + kx) * channels + c0;
-        for (int c = 0; c < w; ++c) acc[c] = std::max(acc[c], src[c]);
-      }
-    }
-    for (int c = 0; c < w; ++c) out[c0 + c] = std::min(std::max(acc[c], lo), hi);
+  int64_t c0 = 0;
+  for (; c0 + kTile <= g.channels; c0 += kTile) MaxTile<T, kTile>(input, image_offset, g, wy, wx, c0, kTile, lo, hi, out);
+  if (c0 < g.channels) {
+    MaxTile<T, 0>(input, image_offset, g, wy, wx, c0, static_cast<int>(g.channels - c0), lo, hi, out);
   }
 }
 

@@ -7,6 +7,8 @@
 //   top = (tl << 11) + (tr - tl) * wx,  bottom = (bl << 11) + (br - bl) * wx
 //   out = ((top << 11) + (bottom - top) * wy + 2^21) >> 22   (arithmetic shift)
 // Input and output share their quantization, so there is no rescaling.
+// Evaluated separably (x first, cached per input row, then y), which is the
+// same integer arithmetic.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -46,15 +48,31 @@ void ComputeQ11Taps(int32_t in_size, int32_t out_size, bool align_corners, bool 
   }
 }
 
+// One input row interpolated along x: h[ox * C + c] = (l << 11) + (r - l) * wx,
+// the "top" / "bottom" terms of the formula above.
 template <typename T>
-void InterpolatePixel(const T* __restrict tl, const T* __restrict tr, const T* __restrict bl, const T* __restrict br,
-                      int32_t wx, int32_t wy, int64_t channels, T* __restrict out) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const int32_t vtl = tl[c], vtr = tr[c], vbl = bl[c], vbr = br[c];
-    const int32_t top = vtl * 2048 + (vtr - vtl) * wx;
-    const int32_t bottom = vbl * 2048 + (vbr - vbl) * wx;
-    const int32_t acc = top * 2048 + (bottom - top) * wy;
-    out[c] = static_cast<T>((acc + (1 << 21)) >> 22);
+void InterpolateRow(const T* __restrict row, const Q11Taps& cols, int64_t out_w, int64_t channels,
+                    int32_t* __restrict h) {
+  for (int64_t ox = 0; ox < out_w; ++ox) {
+    const auto x = static_cast<size_t>(ox);
+    const T* __restrict l = row + cols.lo[x] * channels;
+    const T* __restrict r = row + cols.hi[x] * channels;
+    const int32_t w = cols.weight[x];
+    int32_t* __restrict dst = h + ox * channels;
+    for (int64_t c = 0; c < channels; ++c) {
+      const int32_t vl = l[c], vr = r[c];
+      dst[c] = vl * 2048 + (vr - vl) * w;
+    }
+  }
+}
+
+// out = ((top << 11) + (bottom - top) * wy + 2^21) >> 22 over a whole row.
+template <typename T>
+void BlendRows(const int32_t* __restrict top, const int32_t* __restrict bottom, int32_t wy, int64_t n,
+               T* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t acc = top[i] * 2048 + (bottom[i] - top[i]) * wy;
+    out[i] = static_cast<T>((acc + (1 << 21)) >> 22);
   }
 }
 
@@ -75,6 +93,10 @@ class QuantizedResizeBilinearKernel final : public Kernel {
     RELITE_RETURN_IF_ERROR(PrepareResize(ctx, &out_h, &out_w));
     ComputeQ11Taps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
     ComputeQ11Taps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
+    // Two x-interpolated rows of int32 per part; one part per thread.
+    parts_ = std::max(1, ctx.num_threads());
+    const auto row_len = static_cast<size_t>(out_w) * static_cast<size_t>(input.dim(3));
+    ctx.RequestScratch(static_cast<size_t>(parts_) * 2 * row_len * sizeof(int32_t));
     return Status::Ok();
   }
 
@@ -88,30 +110,50 @@ class QuantizedResizeBilinearKernel final : public Kernel {
   }
 
  private:
+  // Separable evaluation: the x-interpolated rows ("top" / "bottom" above)
+  // depend only on the input row, so each part of the output keeps the two
+  // it last used and recomputes one only when the input row changes (output
+  // rows that share input rows then cost one vector blend each). The integer
+  // arithmetic is the same as interpolating pixel by pixel.
   template <typename T>
   void Run(KernelContext& ctx) {
     const Tensor& input = ctx.input(0);
     Tensor& output = ctx.output(0);
     const int64_t batch = input.dim(0), in_h = input.dim(1), in_w = input.dim(2), channels = input.dim(3);
     const int64_t out_h = output.dim(1), out_w = output.dim(2);
+    const int64_t row_len = out_w * channels;
+    if (batch == 0 || row_len == 0 || out_h == 0) return;
     const T* in = input.data_as<T>();
     T* out = output.data_as<T>();
     const int64_t rows = batch * out_h;
-    const int64_t row_work = std::max<int64_t>(1, out_w * channels);
-    ctx.ParallelFor(rows, std::max<int64_t>(1, (1 << 14) / row_work), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t b = r / out_h;
-        const auto oy = static_cast<size_t>(r - b * out_h);
-        const T* image = in + b * in_h * in_w * channels;
-        const T* top = image + rows_.lo[oy] * in_w * channels;
-        const T* bottom = image + rows_.hi[oy] * in_w * channels;
-        const int32_t wy = rows_.weight[oy];
-        T* dst = out + r * out_w * channels;
-        for (int64_t ox = 0; ox < out_w; ++ox) {
-          const auto x = static_cast<size_t>(ox);
-          const int64_t l = cols_.lo[x] * channels, h = cols_.hi[x] * channels;
-          InterpolatePixel(top + l, top + h, bottom + l, bottom + h, cols_.weight[x], wy, channels,
-                           dst + ox * channels);
+    const int64_t parts = std::min<int64_t>(parts_, std::max<int64_t>(1, rows * row_len / (1 << 14)));
+    auto* scratch = static_cast<int32_t*>(ctx.scratch());
+    ctx.ParallelFor(parts, 1, [&](int64_t p_begin, int64_t p_end) {
+      for (int64_t p = p_begin; p < p_end; ++p) {
+        int32_t* buf[2] = {scratch + p * 2 * row_len, scratch + (p * 2 + 1) * row_len};
+        int64_t held[2] = {-1, -1};  // global input row (b * in_h + y) in each buffer
+        const int64_t r_begin = rows * p / parts, r_end = rows * (p + 1) / parts;
+        for (int64_t r = r_begin; r < r_end; ++r) {
+          const int64_t b = r / out_h;
+          const auto oy = static_cast<size_t>(r - b * out_h);
+          const T* image = in + b * in_h * in_w * channels;
+          const int64_t y0 = rows_.lo[oy], y1 = rows_.hi[oy];
+          const int64_t g0 = b * in_h + y0, g1 = b * in_h + y1;
+          // Buffer of the top row: the one holding it, else the one not
+          // holding the bottom row.
+          const int kt = held[0] == g0 ? 0 : held[1] == g0 ? 1 : (held[0] == g1 ? 1 : 0);
+          if (held[kt] != g0) {
+            InterpolateRow(image + y0 * in_w * channels, cols_, out_w, channels, buf[kt]);
+            held[kt] = g0;
+          }
+          const int kb = y1 == y0 ? kt : 1 - kt;
+          if (held[kb] != g1) {
+            InterpolateRow(image + y1 * in_w * channels, cols_, out_w, channels, buf[kb]);
+            held[kb] = g1;
+          }
+          const int32_t* top = buf[kt];
+          const int32_t* bottom = buf[kb];
+          BlendRows(top, bottom, rows_.weight[oy], row_len, out + r * row_len);
         }
       }
     });
@@ -120,6 +162,7 @@ class QuantizedResizeBilinearKernel final : public Kernel {
   bool align_corners_;
   bool half_pixel_;
   Q11Taps rows_, cols_;
+  int parts_ = 1;
 };
 
 }  // namespace
