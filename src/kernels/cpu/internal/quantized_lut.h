@@ -85,6 +85,54 @@ inline void ApplyByteTable(const ByteTable& table, const uint8_t* __restrict in,
   for (int64_t i = 0; i < n; ++i) out[i] = table.entry[in[i]];
 }
 
+// TFLite's interpolated int16 lookup tables: 512 segments over the int16
+// input range plus an end point. Entry i samples f at the segment start,
+// corrected by half the error of linear interpolation at the segment's
+// midpoint, so that looking up between entries is closer to f on average.
+// FloatT is the precision TFLite builds the table in (double for the
+// builtin SOFTMAX tables).
+struct Int16Lut {
+  int16_t entry[513];
+};
+
+template <typename FloatT, class F>
+void FillInt16Lut(FloatT input_scale, int32_t input_zero_point, FloatT output_scale, int32_t output_zero_point, F&& f,
+                  Int16Lut* lut) {
+  const FloatT input_min = input_scale * static_cast<FloatT>(-32768 - input_zero_point);
+  const FloatT input_max = input_scale * static_cast<FloatT>(32767 - input_zero_point);
+  const FloatT output_min = output_scale * static_cast<FloatT>(-32768 - output_zero_point);
+  const FloatT output_max = output_scale * static_cast<FloatT>(32767 - output_zero_point);
+  constexpr int kSteps = 512;
+  const FloatT step = (input_max - input_min) / static_cast<FloatT>(kSteps);
+  const FloatT half_step = step / 2;
+  const FloatT inv = static_cast<FloatT>(65536) / (output_max - output_min);
+  auto clamp16 = [](FloatT v) {
+    return static_cast<int16_t>(std::min<FloatT>(std::max<FloatT>(v, FloatT(-32768)), FloatT(32767)));
+  };
+  for (int i = 0; i < kSteps; ++i) {
+    const FloatT x = input_min + static_cast<FloatT>(i) * step;
+    const FloatT val = f(x);
+    const FloatT val_mid = f(x + half_step);
+    const FloatT val_next = f(input_min + static_cast<FloatT>(i + 1) * step);
+    const FloatT sample = std::round(val * inv);
+    const FloatT mid_interp = std::round((val_next * inv + std::round(val * inv)) / 2);
+    const FloatT mid = std::round(val_mid * inv);
+    const FloatT bias = std::round((mid_interp - mid) / 2);
+    lut->entry[i] = clamp16(sample - bias);
+  }
+  lut->entry[kSteps] = clamp16(std::round(f(input_max) * inv));
+}
+
+// Looks up an int16 value: segment (value >> 7) + 256, linear interpolation
+// on the low 7 bits with the slope rounded half up.
+inline int16_t LookupInt16Lut(const Int16Lut& lut, int16_t value) {
+  const auto index = static_cast<unsigned>(256 + (value >> 7));
+  const int32_t offset = value & 0x7f;
+  const int32_t base = lut.entry[index];
+  const int32_t slope = lut.entry[index + 1] - base;
+  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
+}
+
 // An elementwise op of one 8-bit input computed through a ByteTable built in
 // Prepare from the input and output quantization (LOGISTIC, TANH,
 // HARD_SWISH). `build` fills the table; int16 and other types are rejected

@@ -1,6 +1,6 @@
-// Quantized SOFTMAX over the last axis, uint8 or int8 input, output of the
-// same type (scale 1/256, zero point 0 / -128) or int16 (scale 1/32768, zero
-// point 0). XNNPACK does not take it; this is TFLite's optimized builtin
+// Quantized SOFTMAX over the last axis: uint8 or int8 input with output of
+// the same type (scale 1/256, zero point 0 / -128) or int16 (scale 1/32768,
+// zero point 0); int16 input with int16 output. XNNPACK does not take it; this is TFLite's optimized builtin
 // kernel, which works in float through a table built once:
 //   table[255 - d] = expf(float(-in_scale * beta) * d),  d = 0..255
 //   per row: m = max(q); sum = sequential float sum of table[255 - m + q]
@@ -9,7 +9,17 @@
 //   uint8 out: int(p + 0.5f); int8 / int16 out: round_half_away(p) + out_zp; clamped.
 // The row sum is kept sequential (no reassociation) because the rounding
 // of each addition is part of the result.
+//
+// int16 input (zero point 0) to int16 output (scale 1/32768, zero point 0)
+// is TFLite's reference int16 kernel, fixed point with two interpolated
+// 513-entry tables (FillInt16Lut, built in double):
+//   exp table over [-10, 0], 1/(1+x) table over [0, 1]
+//   d = MultiplyByQuantizedMultiplier(q - max, M(in_scale * beta / (10 / 65535)))
+//   e = lookup_exp(clamp16(d + 32767)),  s = sum(e)  (int32)
+//   h = clz(s); r = lookup_recip(clamp16((((s << (h - 1)) + 2^13) >> 14) - 3 * 2^15))
+//   out = clamp((e * r + 2^(30 - h)) >> (31 - h), 0, 32767)
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -50,6 +60,33 @@ void SoftmaxRows(const float* table, const In* x, Out* y, int64_t rows, int64_t 
   }
 }
 
+void SoftmaxRowsInt16(const Int16Lut& exp_lut, const Int16Lut& recip_lut, QuantizedMultiplier mult,
+                      const int16_t* x, int16_t* y, int64_t rows, int64_t depth) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int16_t* xr = x + r * depth;
+    int16_t* yr = y + r * depth;
+    int16_t m = std::numeric_limits<int16_t>::min();
+    for (int64_t j = 0; j < depth; ++j) m = std::max(m, xr[j]);
+    int32_t sum = 0;
+    for (int64_t j = 0; j < depth; ++j) {
+      const int32_t scaled = MultiplyByQuantizedMultiplier(static_cast<int32_t>(xr[j]) - m, mult) + 32767;
+      const auto e = LookupInt16Lut(exp_lut, static_cast<int16_t>(std::clamp(scaled, -32768, 32767)));
+      yr[j] = e;  // the exponentials wait in the output row
+      sum += e;
+    }
+    const int headroom_plus_one = std::countl_zero(static_cast<uint32_t>(sum));
+    const auto shifted = static_cast<int32_t>(((static_cast<int64_t>(sum) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int32_t sym = shifted - ((1 << 15) + (1 << 16));
+    const int32_t recip = LookupInt16Lut(recip_lut, static_cast<int16_t>(std::clamp(sym, -32768, 32767)));
+    const int right_shift = 31 - headroom_plus_one;
+    const int64_t round = int64_t{1} << (right_shift - 1);
+    for (int64_t j = 0; j < depth; ++j) {
+      const auto v = static_cast<int32_t>((static_cast<int64_t>(yr[j]) * recip + round) >> right_shift);
+      yr[j] = static_cast<int16_t>(std::clamp(v, 0, 32767));
+    }
+  }
+}
+
 class QuantizedSoftmaxKernel final : public Kernel {
  public:
   explicit QuantizedSoftmaxKernel(float beta) : beta_(beta) {}
@@ -61,8 +98,8 @@ class QuantizedSoftmaxKernel final : public Kernel {
     if (ctx.num_outputs() != 1) return ctx.Error("expects 1 output, got " + std::to_string(ctx.num_outputs()));
     const Tensor& input = ctx.input(0);
     const Tensor& output = ctx.output(0);
-    if (input.type != DataType::kUInt8 && input.type != DataType::kInt8) {
-      return ctx.Unsupported("quantized " + DataTypeName(input.type) + " input is not supported (uint8, int8)");
+    if (input.type != DataType::kUInt8 && input.type != DataType::kInt8 && input.type != DataType::kInt16) {
+      return ctx.Error("unexpected input type " + DataTypeName(input.type));
     }
     if (output.type != input.type && output.type != DataType::kInt16) {
       return ctx.Error("output must be " + DataTypeName(input.type) + " or int16, got " + DataTypeName(output.type));
@@ -81,6 +118,15 @@ class QuantizedSoftmaxKernel final : public Kernel {
     }
     out_scale_ = out_q.scale;
     out_zp_ = out_q.zero_point;
+    if (input.type == DataType::kInt16) {
+      if (in_q.zero_point != 0) return ctx.Error("int16 input zero point must be 0");
+      constexpr double kRange = 65535.0;
+      FillInt16Lut<double>(10.0 / kRange, 32767, 2.0 / kRange, 0, [](double v) { return std::exp(v); }, &exp_lut_);
+      FillInt16Lut<double>(1.0 / kRange, -32768, 2.0 / kRange, 0, [](double v) { return 1.0 / (1.0 + v); },
+                           &recip_lut_);
+      input_mult_ = QuantizeMultiplier(static_cast<double>(in_q.scale) * static_cast<double>(beta_) / (10.0 / kRange));
+      return ctx.ResizeOutput(0, input.shape);
+    }
     const float scale = -in_q.scale * beta_;
     for (int32_t d = 0; d <= 255; ++d) table_[255 - d] = std::exp(scale * static_cast<float>(d));
     return ctx.ResizeOutput(0, input.shape);
@@ -98,6 +144,14 @@ class QuantizedSoftmaxKernel final : public Kernel {
       });
     };
     const bool wide = output.type == DataType::kInt16;
+    if (input.type == DataType::kInt16) {
+      const int16_t* x = input.data_as<int16_t>();
+      int16_t* y = output.data_as<int16_t>();
+      ctx.ParallelFor(rows, std::max<int64_t>(1, 4096 / depth), [&](int64_t begin, int64_t end) {
+        SoftmaxRowsInt16(exp_lut_, recip_lut_, input_mult_, x + begin * depth, y + begin * depth, end - begin, depth);
+      });
+      return Status::Ok();
+    }
     if (input.type == DataType::kUInt8) {
       if (wide) run(input.data_as<uint8_t>(), output.data_as<int16_t>());
       else run(input.data_as<uint8_t>(), output.data_as<uint8_t>());
@@ -113,6 +167,8 @@ class QuantizedSoftmaxKernel final : public Kernel {
   float out_scale_ = 1.f / 256;
   int32_t out_zp_ = 0;
   float table_[256] = {};
+  Int16Lut exp_lut_{}, recip_lut_{};
+  QuantizedMultiplier input_mult_;
 };
 
 }  // namespace

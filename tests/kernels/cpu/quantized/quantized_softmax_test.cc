@@ -49,6 +49,35 @@ TEST(QuantizedSoftmax, UniformRowsGiveOneOverDepth) {
             (std::vector<uint8_t>{255, 0}));
 }
 
+TEST(QuantizedSoftmax, Int16UsesTfliteFixedPointTables) {
+  // Values checked against TFLite: a uniform row of 8 gives 1/8 = 4096 /
+  // 32768; [1, 0] at scale 1/1000 gives e / (1 + e) = 23955.33 -> 23956 and
+  // 8812.67 -> 8812 (the interpolated tables are not exactly rounded).
+  const std::vector<int16_t> u(8, 1234);
+  EXPECT_EQ((Softmax<int16_t, int16_t>(DataType::kInt16, DataType::kInt16, {1, 8}, u, 0.001f, 0, 1.f,
+                                       Quant(1.f / 32768, 0))),
+            std::vector<int16_t>(8, 4096));
+  const std::vector<int16_t> two = {1000, 0};
+  EXPECT_EQ((Softmax<int16_t, int16_t>(DataType::kInt16, DataType::kInt16, {1, 2}, two, 0.001f, 0, 1.f,
+                                       Quant(1.f / 32768, 0))),
+            (std::vector<int16_t>{23956, 8812}));
+  // Within a few steps of the float softmax over a long row.
+  std::mt19937 rng(2);
+  std::uniform_int_distribution<int> d(-32768, 32767);
+  std::vector<int16_t> x(300);
+  for (auto& v : x) v = static_cast<int16_t>(d(rng));
+  const float scale = 1.f / 8192;
+  const auto y = Softmax<int16_t, int16_t>(DataType::kInt16, DataType::kInt16, {1, 300}, x, scale, 0, 1.f,
+                                           Quant(1.f / 32768, 0));
+  double mx = -1e9, sum = 0;
+  for (int16_t v : x) mx = std::max<double>(mx, v);
+  for (int16_t v : x) sum += std::exp(scale * (v - mx));
+  for (size_t j = 0; j < x.size(); ++j) {
+    const double want = std::exp(scale * (x[j] - mx)) / sum * 32768;
+    EXPECT_LE(std::fabs(y[j] - want), 4.0) << j;
+  }
+}
+
 TEST(QuantizedSoftmax, MatchesFloatWithinOneStep) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> d(-128, 127);
