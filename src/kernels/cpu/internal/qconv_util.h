@@ -75,6 +75,16 @@ inline int32_t MultiplyByQuantizedMultiplier64(int64_t x, QuantizedMultiplier m)
   return static_cast<int32_t>(result);
 }
 
+// The 64-bit multiplier of TFLite's 16x8 CONV_2D / DEPTHWISE_CONV_2D kernels:
+// the Q31 multiplier reduced to 16 bits with rounding, then one rounding
+// shift: (x * round(m / 2^16) + 2^(14 - shift)) >> (15 - shift).
+inline int32_t MultiplyByReducedMultiplier64(int64_t x, QuantizedMultiplier m) {
+  const int32_t reduced = m.multiplier < 0x7FFF0000 ? ((m.multiplier + (1 << 15)) >> 16) : 0x7FFF;
+  const int total_shift = 15 - m.shift;
+  const __int128 round = static_cast<__int128>(1) << (total_shift - 1);
+  return static_cast<int32_t>((static_cast<__int128>(x) * reduced + round) >> total_shift);
+}
+
 // TFLite's per-channel multipliers: input_scale * filter_scale / output_scale in double.
 inline std::vector<QuantizedMultiplier> TfliteMultipliers(float input_scale, const std::vector<float>& filter_scale,
                                                           float output_scale) {

@@ -281,15 +281,9 @@ void QuantizedDepthwiseConv2DKernel::EvalInt16(KernelContext& ctx) const {
                      w[(static_cast<size_t>(ky) * filter_w_ + kx) * out_c_ + o];
             }
           }
-          int32_t v;
-          if (bias64) {
-            acc += bias->data_as<int64_t>()[o];
-            v = MultiplyByQuantizedMultiplier64(acc, multipliers_[static_cast<size_t>(o)]);
-          } else {
-            if (bias != nullptr) acc += bias->data_as<int32_t>()[o];
-            v = MultiplyByQuantizedMultiplier(static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(acc))),
-                                              multipliers_[static_cast<size_t>(o)]);
-          }
+          // TFLite's 16x8 convolutions accumulate in int64 whatever the bias type.
+          if (bias != nullptr) acc += bias64 ? bias->data_as<int64_t>()[o] : bias->data_as<int32_t>()[o];
+          const int32_t v = MultiplyByReducedMultiplier64(acc, multipliers_[static_cast<size_t>(o)]);
           out[((static_cast<size_t>(b) * out_h_ + oy) * out_w_ + ox) * out_c_ + o] =
               static_cast<int16_t>(std::clamp(v, range_.min, range_.max));
         }
