@@ -344,8 +344,33 @@ Status Subgraph::AllocateTensors() {
     RELITE_RETURN_IF_ERROR(PrepareNode(static_cast<int>(i)));
     if (CanFold(static_cast<int>(i))) RELITE_RETURN_IF_ERROR(FoldNode(static_cast<int>(i)));
   }
+  RELITE_RETURN_IF_ERROR(ResetVariableTensors());
   RELITE_RETURN_IF_ERROR(PlanMemory());
   allocated_ = true;
+  return Status::Ok();
+}
+
+// Variable tensors (LSTM/RNN state) live outside the arena so that they
+// persist across Invokes. As in TFLite, every (re)allocation resets the ones
+// the model gives no data: int8 to its zero point, other types to 0.
+Status Subgraph::ResetVariableTensors() {
+  const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    Tensor& t = tensors_[i];
+    if (!t.is_variable) continue;
+    auto [data, model_bytes] = model_.buffer(sg->tensors()->Get(static_cast<uint32_t>(i))->buffer());
+    if (data != nullptr && model_bytes > 0) continue;  // initial value from the model: kept
+    const size_t bytes = static_cast<size_t>(t.num_elements()) * DataTypeSize(t.type);
+    if (t.allocation != Allocation::kPersistent || t.bytes != bytes || !t.owned) {
+      t.owned = AllocateAligned(std::max<size_t>(bytes, 1));
+      if (!t.owned) return InternalError(fmt::format("{}: out of memory allocating variable tensor {}", model_.name(), i));
+      t.data = t.owned.get();
+      t.bytes = bytes;
+      t.allocation = Allocation::kPersistent;
+    }
+    const int fill = t.type == DataType::kInt8 && !t.quant.zero_point.empty() ? static_cast<int>(t.quant.zero_point[0]) : 0;
+    if (bytes > 0) std::memset(t.data, fill, bytes);
+  }
   return Status::Ok();
 }
 

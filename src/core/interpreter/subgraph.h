@@ -50,6 +50,7 @@ class Subgraph {
   Status PrepareNode(int node_index);
   Status FoldNode(int node_index);
   bool CanFold(int node_index) const;
+  Status ResetVariableTensors();
   Status PlanMemory();
   void FuseClamps();
   static constexpr uint8_t kFoldedNode = 1;
