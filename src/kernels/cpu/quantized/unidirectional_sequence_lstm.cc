@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,35 @@ QuantizedMultiplier InverseSqrtMultiplier(int32_t x) {
   return m;
 }
 
+// The gate nonlinearities as 64K-entry tables over every int16 input, each
+// entry computed by the fixed-point algorithm itself (so exact by
+// construction); built once per process, on first use.
+class Int16Table {
+ public:
+  explicit Int16Table(lstm_fp::UnaryFn fn) : values_(new int16_t[65536]) {
+    for (int v = INT16_MIN; v <= INT16_MAX; ++v) values_[static_cast<uint16_t>(v)] = fn(static_cast<int16_t>(v));
+  }
+  int16_t operator()(int16_t x) const { return values_[static_cast<uint16_t>(x)]; }
+
+ private:
+  std::unique_ptr<int16_t[]> values_;
+};
+
+const Int16Table& LogisticQ3Table() {
+  static const Int16Table table(&lstm_fp::Logistic<3>);
+  return table;
+}
+
+// tanh for 0..6 integer bits (3 is the cell gate's Q3.12).
+const Int16Table& TanhTable(int integer_bits) {
+  static std::once_flag once[7];
+  static std::unique_ptr<Int16Table> tables[7];
+  std::call_once(once[integer_bits], [integer_bits] {
+    tables[integer_bits] = std::make_unique<Int16Table>(lstm_fp::TanhForIntegerBits(integer_bits));
+  });
+  return *tables[integer_bits];
+}
+
 struct GateParams {
   bool present = false;
   const int8_t* w_input = nullptr;      // [n_cell, n_input]
@@ -216,7 +246,9 @@ class QuantizedLstmKernel final : public Kernel {
   int cell_scale_log2_ = -15;
   int16_t quantized_cell_clip_ = 0;
   int8_t quantized_proj_clip_ = 0;
-  lstm_fp::UnaryFn cell_tanh_ = nullptr;
+  const Int16Table* cell_tanh_ = nullptr;  // tanh of the cell state (15 + log2 scale integer bits)
+  const Int16Table* gate_tanh_ = nullptr;  // Q3.12
+  const Int16Table* gate_logistic_ = nullptr;
   bool sequential_rows_ = false;  // time-major batch handled as one TFLite step (peephole quirk)
 };
 
@@ -391,12 +423,13 @@ Status QuantizedLstmKernel::Prepare(KernelContext& ctx) {
     }
     cell_scale_log2_ = static_cast<int>(rounded);
   }
-  cell_tanh_ = lstm_fp::TanhForIntegerBits(15 + cell_scale_log2_);
-  if (cell_tanh_ == nullptr) {
+  if (lstm_fp::TanhForIntegerBits(15 + cell_scale_log2_) == nullptr) {
     return ctx.Unsupported("cell state scale 2^" + std::to_string(cell_scale_log2_) +
                            " is outside TFLite's range 2^-15 .. 2^-9");
   }
-  if (30 + cell_scale_log2_ < 0) return ctx.Unsupported("cell state scale too large");
+  cell_tanh_ = &TanhTable(15 + cell_scale_log2_);
+  gate_tanh_ = &TanhTable(3);
+  gate_logistic_ = &LogisticQ3Table();
 
   for (int g = 0; g < kNumGates; ++g) {
     GateParams& p = gates_[g];
@@ -566,11 +599,8 @@ void QuantizedLstmKernel::ComputeGate(const GateParams& g, int gate, const int8_
   for (int b = 0; b < rows; ++b) {
     int16_t* o = out + static_cast<size_t>(b) * nc;
     if (g.layer_norm != nullptr) LayerNorm(g, o);
-    if (gate == kGateCell) {
-      for (int r = 0; r < nc; ++r) o[r] = lstm_fp::Tanh<3>(o[r]);
-    } else {
-      for (int r = 0; r < nc; ++r) o[r] = lstm_fp::Logistic<3>(o[r]);
-    }
+    const Int16Table& fn = gate == kGateCell ? *gate_tanh_ : *gate_logistic_;
+    for (int r = 0; r < nc; ++r) o[r] = fn(o[r]);
   }
 }
 
@@ -602,7 +632,7 @@ void QuantizedLstmKernel::Step(const int8_t* input, int rows, int8_t* output_sta
   ComputeGate(gates_[kGateOutput], kGateOutput, input, output_state, cell_state, rows, gate[kGateOutput]);
 
   const int16_t* og = gate[kGateOutput];
-  for (size_t k = 0; k < n; ++k) cell_tanh[k] = cell_tanh_(cell_state[k]);
+  for (size_t k = 0; k < n; ++k) cell_tanh[k] = (*cell_tanh_)(cell_state[k]);
   int8_t* hidden_out = use_projection_ ? hidden : output_state;
   const int32_t hidden_out_zp = use_projection_ ? -hidden_zp_ : hidden_zp_;
   for (size_t k = 0; k < n; ++k) {
