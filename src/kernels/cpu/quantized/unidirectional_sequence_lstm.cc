@@ -12,8 +12,9 @@
 //   i, f, o = logistic(gate) (Q3.12 -> Q0.15),  g = tanh(gate) (Q3.12 -> Q0.15)
 //   c = sat16(rdiv(f * c, 2^15) + rdiv(i * g, 2^(30 + log2(cell_scale))))
 //       (CIFG: i = 32767 - f), then clipped to +-cell_clip / cell_scale
-//   hidden = clamp8(MBQM(o * tanh(c), 2^-30 / hidden_scale) - hidden_zp)
-//   h = hidden, or clamp8(MBQM(bp + W_p . hidden, s_p) + h_zp) with projection
+//   h = clamp8(MBQM(o * tanh(c), 2^-30 / hidden_scale) + hidden_zp), or with
+//   projection: hid = clamp8(MBQM(o * tanh(c), ...) - hidden_zp),
+//   h = clamp8(MBQM(bp + hidden_zp * sum(W_p) + W_p . hid, s_p) + h_zp) [clip]
 // where MBQM is TFLite's MultiplyByQuantizedMultiplier, bx_g/bh_g fold the
 // gate bias and the input/state zero points into one int32 per row, and
 // every effective scale s is float32 arithmetic on the tensor scales in
@@ -577,11 +578,12 @@ void QuantizedLstmKernel::ComputeGate(const GateParams& g, int gate, const int8_
     const int8_t* h = output_state + static_cast<size_t>(b) * n_output_;
     int16_t* o = out + static_cast<size_t>(b) * nc;
     for (int r = 0; r < nc; ++r) {
-      const int32_t acc_x = g.input_bias[static_cast<size_t>(r)] + DotInt8(x, g.w_input + static_cast<size_t>(r) * n_input_, n_input_);
+      const int32_t acc_x =
+          WrapAdd(g.input_bias[static_cast<size_t>(r)], DotInt8(x, g.w_input + static_cast<size_t>(r) * n_input_, n_input_));
       const int16_t from_x = Clamp16(MultiplyByQuantizedMultiplier(acc_x, g.input_scale));
-      const int32_t acc_h =
-          g.recurrent_bias[static_cast<size_t>(r)] + DotInt8(h, g.w_recurrent + static_cast<size_t>(r) * n_output_, n_output_);
-      o[r] = Clamp16(MultiplyByQuantizedMultiplier(acc_h, g.recurrent_scale) + from_x);
+      const int32_t acc_h = WrapAdd(g.recurrent_bias[static_cast<size_t>(r)],
+                                    DotInt8(h, g.w_recurrent + static_cast<size_t>(r) * n_output_, n_output_));
+      o[r] = Clamp16(WrapAdd(MultiplyByQuantizedMultiplier(acc_h, g.recurrent_scale), from_x));
     }
   }
   if (g.peephole != nullptr) {
@@ -592,7 +594,7 @@ void QuantizedLstmKernel::ComputeGate(const GateParams& g, int gate, const int8_
       for (int v = 0; v < n_output_; ++v) {
         const size_t idx = static_cast<size_t>(b) * n_output_ + v;
         const int32_t prod = static_cast<int32_t>(g.peephole[v]) * cell_state[idx];
-        out[idx] = Clamp16(MultiplyByQuantizedMultiplier(prod, g.peephole_scale) + out[idx]);
+        out[idx] = Clamp16(WrapAdd(MultiplyByQuantizedMultiplier(prod, g.peephole_scale), out[idx]));
       }
     }
   }
@@ -633,20 +635,24 @@ void QuantizedLstmKernel::Step(const int8_t* input, int rows, int8_t* output_sta
 
   const int16_t* og = gate[kGateOutput];
   for (size_t k = 0; k < n; ++k) cell_tanh[k] = (*cell_tanh_)(cell_state[k]);
+  // TFLite's convention, verified against LiteRT: without projection the
+  // hidden state is written with +zp (it is the output state); the int8
+  // vector fed to the projection is written with -zp, and the projection's
+  // folded bias adds +zp * row_sum, which cancels it.
   int8_t* hidden_out = use_projection_ ? hidden : output_state;
   const int32_t hidden_out_zp = use_projection_ ? -hidden_zp_ : hidden_zp_;
   for (size_t k = 0; k < n; ++k) {
     const int32_t prod = static_cast<int32_t>(og[k]) * cell_tanh[k];
-    hidden_out[k] = Clamp8(MultiplyByQuantizedMultiplier(prod, hidden_scale_) + hidden_out_zp);
+    hidden_out[k] = Clamp8(WrapAdd(MultiplyByQuantizedMultiplier(prod, hidden_scale_), hidden_out_zp));
   }
   if (use_projection_) {
     for (int b = 0; b < rows; ++b) {
       const int8_t* hb = hidden + static_cast<size_t>(b) * n_cell_;
       int8_t* ob = output_state + static_cast<size_t>(b) * n_output_;
       for (int o = 0; o < n_output_; ++o) {
-        const int32_t acc = projection_bias_[static_cast<size_t>(o)] +
-                            DotInt8(hb, w_projection_ + static_cast<size_t>(o) * n_cell_, n_cell_);
-        int32_t v = std::clamp(MultiplyByQuantizedMultiplier(acc, projection_scale_) + output_state_zp_, -128, 127);
+        const int32_t acc = WrapAdd(projection_bias_[static_cast<size_t>(o)],
+                                    DotInt8(hb, w_projection_ + static_cast<size_t>(o) * n_cell_, n_cell_));
+        int32_t v = std::clamp(WrapAdd(MultiplyByQuantizedMultiplier(acc, projection_scale_), output_state_zp_), -128, 127);
         if (quantized_proj_clip_ > 0) v = std::clamp<int32_t>(v, -quantized_proj_clip_, quantized_proj_clip_);
         ob[o] = static_cast<int8_t>(v);
       }
