@@ -404,7 +404,7 @@ TEST(Conv2DTest, RejectsBadTypesAndOptions) {
   b = BadModel{};
   b.input_type = DataType::kInt8;
   b.filter_type = DataType::kInt8;
-  EXPECT_EQ(BuildBad(b).code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(BuildBad(b).code(), StatusCode::kInvalidArgument);  // 8-bit without quantization parameters
   b = BadModel{};
   b.filter_type = DataType::kInt8;  // hybrid
   EXPECT_EQ(BuildBad(b).code(), StatusCode::kUnimplemented);

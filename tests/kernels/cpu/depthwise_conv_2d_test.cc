@@ -274,7 +274,8 @@ TEST(DepthwiseConv2DTest, Errors) {
   EXPECT_EQ(BuildBad({1, 5, 5, 4}, {1, 3, 3, 6}, DataType::kFloat32, nullptr, 0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({1, 5, 5, 4}, {2, 3, 3, 4}, DataType::kFloat32, nullptr, 0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({5, 5, 4}, {1, 3, 3, 4}, DataType::kFloat32, nullptr, 0).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(BuildBad({1, 5, 5, 4}, {1, 3, 3, 4}, DataType::kUInt8, nullptr, 0).code(), StatusCode::kUnimplemented);
+  // 8-bit without quantization parameters.
+  EXPECT_EQ(BuildBad({1, 5, 5, 4}, {1, 3, 3, 4}, DataType::kUInt8, nullptr, 0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({1, 5, 5, 4}, {1, 3, 3, 4}, DataType::kBool, nullptr, 0).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(
       BuildBad({1, 5, 5, 4}, {1, 3, 3, 4}, DataType::kFloat32, nullptr, 0, tflite::ActivationFunctionType::SIGN_BIT)

@@ -221,7 +221,8 @@ TEST(FullyConnectedTest, Errors) {
   EXPECT_EQ(BuildBad({2, 7}, {4, 6}, &bias4, DataType::kFloat32, false).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({2, 6}, {4, 6, 1}, &bias4, DataType::kFloat32, false).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({3, 4}, {4, 6}, &bias4, DataType::kFloat32, true).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(BuildBad({2, 6}, {4, 6}, nullptr, DataType::kInt8, false).code(), StatusCode::kUnimplemented);
+  // 8-bit without quantization parameters.
+  EXPECT_EQ(BuildBad({2, 6}, {4, 6}, nullptr, DataType::kInt8, false).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(BuildBad({2, 6}, {4, 6}, nullptr, DataType::kInt32, false).code(), StatusCode::kInvalidArgument);
 }
 

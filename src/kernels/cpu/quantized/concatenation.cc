@@ -34,8 +34,19 @@ class QuantizedConcatenationKernel final : public Kernel {
     const Tensor& output = ctx.output(0);
     RELITE_RETURN_IF_ERROR(CheckSameType(ctx, first, "input 0", output, "output"));
     type_ = first.type;
+    // uint8/int8 tensors without quantization parameters are plain integers:
+    // concatenation is then a copy, as for any other integer type.
+    bool raw = !output.quant.IsQuantized();
+    for (int i = 0; i < ctx.num_inputs(); ++i) raw = raw && !ctx.input(i).quant.IsQuantized();
     TensorQuant out;
-    RELITE_RETURN_IF_ERROR(ReadTensorQuant(ctx, output, "output", &out));
+    if (raw) {
+      out.scale = 1.0f;
+      out.zero_point = 0;
+      out.qmin = QuantizedTypeMin(type_);
+      out.qmax = QuantizedTypeMax(type_);
+    } else {
+      RELITE_RETURN_IF_ERROR(ReadTensorQuant(ctx, output, "output", &out));
+    }
     const int rank = first.rank();
     RELITE_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, axis_, rank, "axis"));
     const float inverse_out_scale = 1.0f / out.scale;
@@ -57,8 +68,8 @@ class QuantizedConcatenationKernel final : public Kernel {
                            ShapeToString(first.shape) + " outside the concatenation axis " + std::to_string(axis));
         }
       }
-      TensorQuant q;
-      RELITE_RETURN_IF_ERROR(ReadTensorQuant(ctx, in, name, &q));
+      TensorQuant q = out;
+      if (!raw) RELITE_RETURN_IF_ERROR(ReadTensorQuant(ctx, in, name, &q));
       Piece& p = inputs_[static_cast<size_t>(i)];
       p.row_elements = DimProduct(in.shape, axis, rank);
       // TFLite's int16 kernel copies whatever the parameters; so does relite.

@@ -41,7 +41,7 @@ struct QOp {
   tflite::BuiltinOperator op;
   int version = 1;
   tflite::BuiltinOptions options_type = tflite::BuiltinOptions::NONE;
-  OptionsFn options;
+  OptionsFn options = nullptr;
 };
 
 template <typename Out>
