@@ -128,25 +128,10 @@ class CliModelsTest : public ::testing::Test {
     return dir_ + "/golden/" + model + "/" + c + "/" + file;
   }
 
-  // The reason a model cannot run yet (a kernel relite lacks, e.g. the 8-bit
-  // kernels of the quantized-models issue), or empty when it runs. Tests on
-  // such models skip with that reason and start checking once the kernels land.
-  std::string MissingKernels(const std::string& name) const {
-    CommandResult r = RunCli({"run", Model(name)});
-    if (r.exit_code == 0) return "";
-    if (r.err.find("not supported") == std::string::npos) return "";  // a real failure: let the test report it
-    return name + " cannot run yet: " + r.err;
-  }
-
   std::string dir_;
   TempDir tmp_;
 };
 
-#define RELITE_SKIP_IF_MISSING_KERNELS(model_name)                                     \
-  do {                                                                                 \
-    const std::string relite_why_ = MissingKernels(model_name);                        \
-    if (!relite_why_.empty()) GTEST_SKIP() << relite_why_;                             \
-  } while (0)
 
 constexpr const char* kMobilenet = "mobilenet_v1_0.25_128_quant";  // uint8 [1,128,128,3] -> uint8 [1,1001]
 // split_concat: three uint8 inputs [1,8,8,3], [1,8,8,1], [1,8,8,2] -> five outputs.
@@ -268,7 +253,6 @@ TEST_F(CliModelsTest, OutputDirWritesBinAndNpy) {
 // The image path (decode, bilinear half-pixel resize, uint8 rounding,
 // conversion) must reproduce the golden inputs that were made the same way.
 TEST_F(CliModelsTest, ImageInputMatchesGoldenUint8) {
-  RELITE_SKIP_IF_MISSING_KERNELS(kMobilenet);
   for (const char* c : {"grace_hopper", "cat"}) {
     SCOPED_TRACE(c);
     const std::string out_dir = tmp_ / (std::string("u8_") + c);
@@ -287,7 +271,6 @@ TEST_F(CliModelsTest, ImageInputMatchesGoldenUint8) {
 TEST_F(CliModelsTest, ImageInputMatchesGoldenUint8NonIntegerScale) {
   // 512x341 -> 224x224: fractional resize weights, where rounding details matter.
   const std::string model = "mobilenet_v2_1.0_224_quant";
-  RELITE_SKIP_IF_MISSING_KERNELS(model);
   const std::string out_dir = tmp_ / "v2";
   CommandResult r = RunCli({"run", Model(model), "--input", File("cat.bmp"), "--output-dir", out_dir, "--save-inputs"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -335,14 +318,12 @@ TEST_F(CliModelsTest, ImageInputFloatZeroToOne) {
 TEST_F(CliModelsTest, GrayscaleImageInput) {
   // keras_lstm_mnist_ptq takes uint8 [1,28,28]: a 1-channel image without a channel axis.
   const std::string model = "keras_lstm_mnist_ptq";
-  RELITE_SKIP_IF_MISSING_KERNELS(model);
   const std::string out_dir = tmp_ / "mnist";
   RunCli({"run", Model(model), "--input", File("mnist_nine.bmp"), "--output-dir", out_dir, "--save-inputs"});
   EXPECT_EQ(ReadBinaryFile(out_dir + "/input_0.bin"), ReadBinaryFile(Golden(model, "mnist_nine", "input_0.bin")));
 }
 
 TEST_F(CliModelsTest, TopKWithLabels) {
-  RELITE_SKIP_IF_MISSING_KERNELS("mobilenet_v2_1.0_224_quant");
   CommandResult r = RunCli({"run", Model("mobilenet_v2_1.0_224_quant"), "--input", File("grace_hopper.bmp"), "--labels",
                             File("imagenet_labels.txt"), "--top", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -388,7 +369,6 @@ TEST_F(CliModelsTest, BenchJson) {
 }
 
 TEST_F(CliModelsTest, InspectValidModel) {
-  RELITE_SKIP_IF_MISSING_KERNELS(kMobilenet);
   CommandResult r = RunCli({"inspect", Model(kMobilenet)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"inputs", "outputs", "operators", "tensors", "CONV_2D", "DEPTHWISE_CONV_2D", "SOFTMAX",
