@@ -54,12 +54,13 @@ constexpr int64_t kBandElements = int64_t{1} << 16;
 inline size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // The vector requantization of TFLite's optimized TRANSPOSE_CONV (its NEON
-// code, emulated on x86): at least one rounding right shift, the rest of the
-// exponent as a left shift first; a rounding doubling high multiply, then the
-// right shift rounding half up: (hi + 2^(r-1)) >> r.
+// code, emulated on x86): a positive exponent shifts left first; a rounding
+// doubling high multiply (halves up); a negative exponent then shifts right
+// rounding half up: (hi + 2^(r-1)) >> r. Unlike MultiplyByQuantizedMultiplier,
+// the final shift does not round halves away from zero.
 inline int32_t VectorRequantize(int32_t x, QuantizedMultiplier m) {
-  const int right = std::max(1, -m.shift);
-  const int left = m.shift + right;
+  const int left = std::max(0, m.shift);
+  const int right = std::max(0, -m.shift);
   const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
   int64_t hi;
   if (shifted == INT32_MIN && m.multiplier == INT32_MIN) {
@@ -67,6 +68,7 @@ inline int32_t VectorRequantize(int32_t x, QuantizedMultiplier m) {
   } else {
     hi = (int64_t{shifted} * m.multiplier * 2 + (int64_t{1} << 31)) >> 32;
   }
+  if (right == 0) return static_cast<int32_t>(hi);
   return static_cast<int32_t>((hi + (int64_t{1} << (right - 1))) >> right);
 }
 

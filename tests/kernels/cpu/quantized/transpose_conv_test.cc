@@ -205,16 +205,15 @@ int32_t TfliteMul32(int32_t x, int32_t m, int shift) {
 }
 
 // The vector path of TFLite's optimized kernel (NEON, emulated on x86): left
-// shift by the exponent plus one right shift of at least 1, rounding doubling
-// high multiply, rounding (half up) right shift.
+// shift by a positive exponent, rounding doubling high multiply, rounding
+// (half up) right shift by a negative one.
 int32_t TfliteMulVector(int32_t x, int32_t m, int shift) {
-  const int right = shift < 0 ? -shift : 1;
-  const int left = shift + right;
+  const int left = shift > 0 ? shift : 0, right = shift < 0 ? -shift : 0;
   const int64_t xs = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
   const int64_t p = xs * m;
   // round(2 * p / 2^32) with halves up, via floor((2p + 2^31) / 2^32).
   const int64_t hi = (2 * p + (int64_t{1} << 31)) >> 32;
-  return static_cast<int32_t>((hi + (int64_t{1} << (right - 1))) >> right);
+  return right == 0 ? static_cast<int32_t>(hi) : static_cast<int32_t>((hi + (int64_t{1} << (right - 1))) >> right);
 }
 
 // TFLite's int64 MultiplyByQuantizedMultiplier (16-bit reduced multiplier).
@@ -377,7 +376,8 @@ TCase RandomCase(std::mt19937& rng, int iter) {
     // Power-of-two scales and small values: many exact rounding ties.
     c.tie_data = true;
     c.in_scale = 0.5f;
-    c.out_scale = U(0, 1) ? 1.f : 2.f;
+    const float out_scales[] = {2.f, 1.f, 0.375f, 0.25f};  // multipliers from 1/16 to 2
+    c.out_scale = out_scales[U(0, 3)];
     for (float& s : c.w_scale) s = U(0, 1) ? 0.5f : 0.25f;
   }
   return c;
