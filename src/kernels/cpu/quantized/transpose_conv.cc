@@ -84,7 +84,6 @@ class QuantizedTransposeConvKernel final : public Kernel {
     const QuantizedTransposeConvKernel* kernel;
     const uint8_t* input;  // bytes of the input (int16 for 16x8)
     const void* bias;      // int32 (int64 for 16x8) or null
-    const int8_t* weights;  // 16x8
     uint8_t* output;
     char* scratch;
     int active_slots;
@@ -112,6 +111,7 @@ class QuantizedTransposeConvKernel final : public Kernel {
   int columns_ = 0;  // KH * KW * Cout
   uint8_t xor_mask_ = 0;
   QGemmWeights packed_;
+  std::vector<int16_t> weights16_;  // 16x8
   const void* packed_from_ = nullptr;
   DataType packed_type_ = DataType::kFloat32;
   int band_rows_ = 1, bands_ = 1, slots_ = 1;
@@ -276,7 +276,20 @@ Status QuantizedTransposeConvKernel::Prepare(KernelContext& ctx) {
   slot_bytes_ = widened_bytes_ + columns_bytes_ + acc_bytes_;
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_ + 64);
 
-  if (type_ == DataType::kInt16) return Status::Ok();
+  if (type_ == DataType::kInt16) {
+    // Taps-major int16 copy of the weights: [KH][KW][Cout][Cin].
+    const size_t taps = static_cast<size_t>(filter_h_) * filter_w_;
+    const size_t cin = static_cast<size_t>(in_c_);
+    weights16_.resize(static_cast<size_t>(columns_) * cin);
+    const auto* w = static_cast<const int8_t*>(weights.data);
+    for (size_t oc = 0; oc < static_cast<size_t>(out_c_); ++oc) {
+      for (size_t t = 0; t < taps; ++t) {
+        const int8_t* src = w + (oc * taps + t) * cin;
+        std::copy(src, src + cin, weights16_.data() + (t * out_c_ + oc) * cin);
+      }
+    }
+    return Status::Ok();
+  }
   xor_mask_ = QGemmInputBias(type_);
   if (packed_from_ != weights.data || packed_type_ != type_) {
     // Rows (ky, kx, oc) of Cin weights; the accumulators need no scale.
@@ -404,11 +417,9 @@ void QuantizedTransposeConvKernel::RunBand16(const EvalJob& job, int b, int oy0,
   const size_t out_row = static_cast<size_t>(out_w_) * cout;
   std::fill(acc, acc + static_cast<size_t>(oy1 - oy0) * out_row, int64_t{0});
   const auto* input = reinterpret_cast<const int16_t*>(job.input);
-  const int8_t* w = job.weights;
   const int sh = params_.stride_h, sw = params_.stride_w;
   const int iy_lo = std::max(0, CeilDiv(oy0 + pad_top_ - filter_h_ + 1, sh));
   const int iy_hi = std::min(in_h_ - 1, FloorDiv(oy1 - 1 + pad_top_, sh));
-  const size_t taps = static_cast<size_t>(filter_h_) * filter_w_;
   for (int iy = iy_lo; iy <= iy_hi; ++iy) {
     const int oy_base = iy * sh - pad_top_;
     const int ky_lo = std::max(0, oy0 - oy_base);
@@ -421,10 +432,17 @@ void QuantizedTransposeConvKernel::RunBand16(const EvalJob& job, int b, int oy0,
       for (int ky = ky_lo; ky < ky_hi; ++ky) {
         for (int kx = kx_lo; kx < kx_hi; ++kx) {
           int64_t* dst = acc + static_cast<size_t>(oy_base + ky - oy0) * out_row + static_cast<size_t>(ox_base + kx) * cout;
+          const int16_t* tap = weights16_.data() + (static_cast<size_t>(ky) * filter_w_ + kx) * cout * cin;
           for (size_t oc = 0; oc < cout; ++oc) {
-            const int8_t* f = w + (oc * taps + static_cast<size_t>(ky) * filter_w_ + kx) * cin;
+            const int16_t* f = tap + oc * cin;
+            // int32 partial sums of at most 2^8 products of magnitude <= 2^22.
             int64_t sum = 0;
-            for (size_t c = 0; c < cin; ++c) sum += int32_t{x[c]} * int32_t{f[c]};
+            for (size_t c0 = 0; c0 < cin; c0 += 256) {
+              const size_t c1 = std::min(cin, c0 + 256);
+              int32_t part = 0;
+              for (size_t c = c0; c < c1; ++c) part += int32_t{x[c]} * int32_t{f[c]};
+              sum += part;
+            }
             dst[oc] += sum;
           }
         }
@@ -465,7 +483,6 @@ Status QuantizedTransposeConvKernel::Eval(KernelContext& ctx) {
   const EvalJob job{this,
                     static_cast<const uint8_t*>(ctx.input(kDataInput).data),
                     has_bias ? ctx.input(kBiasInput).data : nullptr,
-                    static_cast<const int8_t*>(ctx.input(kWeightsInput).data),
                     static_cast<uint8_t*>(ctx.output(0).data),
                     static_cast<char*>(ctx.scratch()),
                     std::min(slots_, batch_ * bands_)};

@@ -624,6 +624,35 @@ TEST(QuantizedTransposeConv, LargerMultithreadedMatchesReference) {
   }
 }
 
+// 16x8 with many input channels of extreme values: the int64 accumulator
+// holds what an int32 one could not.
+TEST(QuantizedTransposeConv, Int16WideExtremeChannels) {
+  std::mt19937 rng(21);
+  TCase c;
+  c.type = DataType::kInt16;
+  c.h = c.w = 2;
+  c.cin = 600;
+  c.cout = 5;
+  c.kh = c.kw = 2;
+  c.sh = c.sw = 1;
+  c.in_scale = 0.001f;
+  c.out_scale = 4.f;
+  c.w_scale = {0.01f};
+  TData d = RandomData(c, rng, 1 << 20);
+  for (size_t i = 0; i < d.x.size(); i += 2) {  // 32767 everywhere
+    d.x[i] = 0xFF;
+    d.x[i + 1] = 0x7F;
+  }
+  for (size_t i = 0; i < d.w.size(); ++i) d.w[i] = static_cast<uint8_t>(i % 5 == 0 ? -127 : 127);
+  Shape shape;
+  std::string error;
+  const std::vector<int32_t> got = Values(c, RunModel(c, d, &shape, &error));
+  ASSERT_TRUE(error.empty()) << error;
+  const std::vector<int32_t> want = Reference(c, d);
+  EXPECT_EQ(got, want);
+  EXPECT_NE(want[1], 32767);  // not saturated: the test sees the accumulator
+}
+
 TEST(QuantizedTransposeConv, ErrorsNameTheProblem) {
   std::mt19937 rng(3);
   {
