@@ -10,7 +10,8 @@
 //
 // Arithmetic (verified against LiteRT 2.3.0, see the tests):
 //  - XNNPACK's when TFLite's default delegate takes the node (8-bit, constant
-//    weights and bias, output shape consistent with the padding):
+//    weights and bias, a declared 4-D output shape consistent with the
+//    padding):
 //    out = clamp(round_half_even(float(acc) * s[c]) + zp), s[c] =
 //    in_scale * w_scale[c] / out_scale in float32, activation bounds
 //    lrintf(clamp(act / out_scale + zp)).
@@ -101,6 +102,7 @@ class QuantizedTransposeConvKernel final : public Kernel {
   QParams in_q_, out_q_;
   WeightQParams w_q_;
   bool xnnpack_ = false;
+  bool output_shape_checked_ = false, output_declared_ = false;
   QuantizedRange range_{};
   std::vector<float> scales_;                     // XNNPACK
   std::vector<QuantizedMultiplier> multipliers_;  // TFLite builtin
@@ -141,7 +143,8 @@ Status QuantizedTransposeConvKernel::CheckOutputShape(KernelContext& ctx, Shape*
 // TRANSPOSE_CONV (and so its arithmetic applies).
 bool QuantizedTransposeConvKernel::XnnpackTakesNode(KernelContext& ctx, bool bias_constant) const {
   if (type_ != DataType::kUInt8 && type_ != DataType::kInt8) return false;
-  if (!bias_constant) return false;
+  if (!bias_constant || !output_declared_) return false;
+  if (batch_ <= 0 || in_h_ <= 0 || in_w_ <= 0 || in_c_ <= 0) return false;
   // Quantization parameters the delegate's type checks accept.
   if (type_ == DataType::kUInt8 && ctx.input(kWeightsInput).quant.quantized_dimension != 0) return false;
   if (ctx.has_input(kBiasInput)) {
@@ -232,6 +235,15 @@ Status QuantizedTransposeConvKernel::Prepare(KernelContext& ctx) {
     bias_constant = bias.is_constant() && bias.data != nullptr;
   }
 
+  if (!output_shape_checked_) {
+    // XNNPACK's delegate runs before shapes are inferred: it takes the node
+    // only when the model declares a 4-D output shape of positive sizes.
+    // Decided once, so that a later Prepare (after the first inferred
+    // shape) keeps the same arithmetic.
+    output_declared_ = output.rank() == 4;
+    for (int i = 0; output_declared_ && i < 4; ++i) output_declared_ = output.dim(i) > 0;
+    output_shape_checked_ = true;
+  }
   Shape out_shape;
   RELITE_RETURN_IF_ERROR(CheckOutputShape(ctx, &out_shape));
   out_h_ = out_shape[1];

@@ -45,6 +45,7 @@ struct TCase {
   tflite::ActivationFunctionType act = tflite::ActivationFunctionType::NONE;
   int threads = 1;
   bool tie_data = false;  // values within a few steps of the zero points
+  bool declare_output = true;  // the model declares the output shape
 
   int OutH() const {
     return out_h >= 0 ? out_h : padding == tflite::Padding::SAME ? h * sh : (h - 1) * sh + kh;
@@ -96,7 +97,8 @@ std::vector<uint8_t> RunModel(const TCase& c, const TData& d, Shape* out_shape, 
   }
   // Converted models declare the output shape; XNNPACK's delegate (applied
   // before the shapes are inferred) needs it to take the node.
-  const int out = m.AddOutput(c.type, {c.batch, c.OutH(), c.OutW(), c.cout}, Q({c.out_scale}, {c.out_zp}));
+  const Shape declared = c.declare_output ? Shape{c.batch, c.OutH(), c.OutW(), c.cout} : Shape{};
+  const int out = m.AddOutput(c.type, declared, Q({c.out_scale}, {c.out_zp}));
   m.SetBuiltinOp(tflite::BuiltinOperator::TRANSPOSE_CONV, c.type == DataType::kInt16 ? 3 : 4,
                  tflite::BuiltinOptions::TransposeConvOptions,
                  tflite::CreateTransposeConvOptions(m.fbb(), c.padding, c.sw, c.sh, c.act).Union());
@@ -149,7 +151,7 @@ std::vector<int64_t> Accumulate(const TCase& c, const TData& d) {
 
 // Whether LiteRT's XNNPACK delegate takes the node (constant weights and bias here).
 bool XnnpackTakes(const TCase& c) {
-  if (c.type == DataType::kInt16) return false;
+  if (c.type == DataType::kInt16 || !c.declare_output) return false;
   const int oh = c.OutH(), ow = c.OutW();
   if (c.padding == tflite::Padding::VALID) return c.kh <= oh && c.kw <= ow;
   return (oh + c.sh - 1) / c.sh == c.h && (ow + c.sw - 1) / c.sw == c.w && c.kh >= c.sh && c.kw >= c.sw;
@@ -322,7 +324,8 @@ void MaybeDump(const TCase& c, const TData& d, const std::vector<uint8_t>& model
                                     << " out=" << c.OutH() << "x" << c.OutW() << "x" << c.cout
                                     << " pad=" << (c.padding == tflite::Padding::SAME ? "SAME" : "VALID")
                                     << " act=" << static_cast<int>(c.act) << " bias=" << c.bias
-                                    << " wscales=" << c.w_scale.size() << " xnn=" << XnnpackTakes(c) << "\n";
+                                    << " wscales=" << c.w_scale.size() << " declared=" << c.declare_output
+                                    << " xnn=" << XnnpackTakes(c) << "\n";
   if (!error.empty()) std::ofstream(base + "/error.txt") << error << "\n";
 }
 
@@ -354,6 +357,7 @@ TCase RandomCase(std::mt19937& rng, int iter) {
   using A = tflite::ActivationFunctionType;
   c.act = act == 1 ? A::RELU : act == 2 ? A::RELU6 : act == 3 ? A::RELU_N1_TO_1 : A::NONE;
   c.bias = U(0, 3) != 0;
+  c.declare_output = U(0, 7) != 0;
   c.threads = 1 + iter % 2;
   if (c.type == DataType::kInt16) {
     c.in_scale = 0.0001f * U(1, 50);
@@ -464,6 +468,36 @@ TEST(QuantizedTransposeConv, HandComputedTiesToEvenUint8) {
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(shape, (Shape{1, 2, 2, 1}));
   EXPECT_EQ(got, (std::vector<uint8_t>{102, 98, 108, 112}));
+}
+
+// Without a declared output shape XNNPACK's delegate declines the node (it
+// runs before shapes are inferred): the same ties take TFLite's arithmetic.
+TEST(QuantizedTransposeConv, UndeclaredOutputShapeTakesBuiltinArithmetic) {
+  TCase c;
+  c.type = DataType::kUInt8;
+  c.h = c.w = 1;
+  c.cin = 1;
+  c.cout = 1;
+  c.kh = c.kw = 2;
+  c.sh = c.sw = 2;
+  c.padding = tflite::Padding::VALID;
+  c.in_scale = 0.5f;
+  c.w_scale = {1.f};
+  c.out_scale = 1.f;
+  c.in_zp = 10;
+  c.out_zp = 100;
+  c.w_zp = 128;
+  c.bias = false;
+  c.declare_output = false;
+  TData d;
+  d.x = {15};
+  d.w = {129, 127, 131, 133};
+  // 2.5, -2.5, 7.5, 12.5 -> 3, -2, 8, 13 (gemmlowp: halves up).
+  Shape shape;
+  std::string error;
+  const std::vector<uint8_t> got = RunModel(c, d, &shape, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(got, (std::vector<uint8_t>{103, 98, 108, 113}));
 }
 
 // The same ties through TFLite's builtin arithmetic (SAME padding with a
