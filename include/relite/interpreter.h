@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "relite/delegate.h"
 #include "relite/kernel.h"
 #include "relite/model.h"
 #include "relite/op_resolver.h"
@@ -76,6 +77,20 @@ class Interpreter {
   int num_threads() const;
   const Model& model() const { return model_; }
 
+  // Hands the nodes `delegate` supports to it (see relite/delegate.h): each
+  // partition becomes one node, the rest keeps its CPU kernels. Returns an
+  // error and leaves the interpreter unchanged when a partition kernel cannot
+  // be created. Must come before the first AllocateTensors (FailedPrecondition
+  // otherwise). The delegate must outlive the interpreter.
+  Status ModifyGraphWithDelegate(Delegate* delegate);
+  // One report per delegate applied, in order.
+  const std::vector<DelegationReport>& delegation_reports() const { return reports_; }
+  // Node indices in Invoke order: model nodes, then partition nodes (indices
+  // >= the model's operator count) in place of the nodes they absorbed.
+  const std::vector<int>& execution_plan() const;
+  // True for a model node absorbed into a delegate partition.
+  bool node_is_delegated(int node_index) const;
+
   // Per-node wall time, accumulated over the Invokes made while profiling is
   // on (the benchmark tool's per-op profile). Folded nodes stay at zero.
   void SetProfiling(bool enabled);
@@ -93,6 +108,7 @@ class Interpreter {
   const Model& model_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<Subgraph> main_;
+  std::vector<DelegationReport> reports_;
 };
 
 class InterpreterBuilder {
@@ -101,6 +117,9 @@ class InterpreterBuilder {
   InterpreterBuilder(const Model& model, const OpResolver& resolver);
   InterpreterBuilder& SetNumThreads(int num_threads);
   InterpreterBuilder& SetPreserveAllTensors(bool preserve);
+  // Applied in order by Build (as ModifyGraphWithDelegate); a delegate that
+  // fails makes Build fail. Each delegate must outlive the interpreter.
+  InterpreterBuilder& AddDelegate(Delegate* delegate);
   // Resolves every operator of the main subgraph to a kernel; errors name the
   // operator (e.g. a custom op with no registration).
   StatusOr<std::unique_ptr<Interpreter>> Build();
@@ -109,6 +128,7 @@ class InterpreterBuilder {
   const Model& model_;
   const OpResolver& resolver_;
   InterpreterOptions options_;
+  std::vector<Delegate*> delegates_;
 };
 
 }  // namespace relite

@@ -1,6 +1,7 @@
 // The whole public API.
 #pragma once
 
+#include "relite/delegate.h"
 #include "relite/interpreter.h"
 #include "relite/kernel.h"
 #include "relite/model.h"

@@ -46,6 +46,15 @@ size_t Interpreter::arena_bytes() const { return main_->arena_bytes(); }
 size_t Interpreter::unplanned_bytes() const { return main_->unplanned_bytes(); }
 size_t Interpreter::persistent_bytes() const { return main_->persistent_bytes(); }
 int Interpreter::num_threads() const { return pool_->size(); }
+Status Interpreter::ModifyGraphWithDelegate(Delegate* delegate) {
+  if (delegate == nullptr) return InvalidArgumentError("ModifyGraphWithDelegate: the delegate is null");
+  DelegationReport report;
+  RELITE_RETURN_IF_ERROR(main_->ApplyDelegate(*delegate, &report));
+  reports_.push_back(std::move(report));
+  return Status::Ok();
+}
+const std::vector<int>& Interpreter::execution_plan() const { return main_->execution_plan(); }
+bool Interpreter::node_is_delegated(int i) const { return i >= 0 && i < nodes_size() && main_->delegated(i); }
 void Interpreter::SetProfiling(bool enabled) { main_->SetProfiling(enabled); }
 const std::vector<double>& Interpreter::node_time_us() const { return main_->node_time_us(); }
 void Interpreter::ResetProfile() { main_->ResetProfile(); }
@@ -63,12 +72,18 @@ InterpreterBuilder& InterpreterBuilder::SetPreserveAllTensors(bool preserve) {
   return *this;
 }
 
+InterpreterBuilder& InterpreterBuilder::AddDelegate(Delegate* delegate) {
+  delegates_.push_back(delegate);
+  return *this;
+}
+
 StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
   int threads = options_.num_threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
   interp->main_ = std::make_unique<Subgraph>(model_, 0, interp->pool_.get(), options_.preserve_all_tensors);
   RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
+  for (Delegate* delegate : delegates_) RELITE_RETURN_IF_ERROR(interp->ModifyGraphWithDelegate(delegate));
   return interp;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fmt/format.h"
+#include "src/core/delegate/partitioner.h"
 #include "src/core/interpreter/thread_pool.h"
 #include "src/core/memory/arena_planner.h"
 #include "src/core/model/verifier.h"
@@ -84,7 +85,6 @@ Status Subgraph::Fail(const std::string& message) const {
 Status Subgraph::Build(const OpResolver& resolver) {
   RELITE_RETURN_IF_ERROR(ReadTensors());
   RELITE_RETURN_IF_ERROR(ReadNodes(resolver));
-  if (!preserve_all_tensors_) FuseClamps();
   // A zero-element tensor that no operator writes and the caller does not
   // feed (e.g. an empty shape or axis list) is a constant with no bytes.
   std::vector<uint8_t> fed(tensors_.size(), 0);
@@ -150,6 +150,9 @@ Status Subgraph::ReadNodes(const OpResolver& resolver) {
   folded_.assign(n, 0);
   scratch_bytes_.assign(n, 0);
   scratch_ptr_.assign(n, nullptr);
+  model_node_count_ = n;
+  execution_plan_.resize(n);
+  for (uint32_t i = 0; i < n; ++i) execution_plan_[i] = static_cast<int>(i);
   for (uint32_t i = 0; i < n; ++i) {
     const auto* op = sg->operators()->Get(i);
     const auto* code = model_.fb()->operator_codes()->Get(op->opcode_index());
@@ -223,14 +226,17 @@ Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
 void Subgraph::FuseClamps() {
   constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
   std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
-  for (const Node& node : nodes_) {
+  for (int index : execution_plan_) {
+    const Node& node = nodes_[static_cast<size_t>(index)];
     for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
     for (int t : node.inputs) {
       if (t >= 0) ++readers[static_cast<size_t>(t)];
     }
   }
   for (int t : outputs_) ++readers[static_cast<size_t>(t)];  // a graph output must keep its values
-  for (Node& clamp : nodes_) {
+  for (int index : execution_plan_) {
+    Node& clamp = nodes_[static_cast<size_t>(index)];
+    if (folded_[static_cast<size_t>(index)]) continue;
     if (clamp.is_custom() || clamp.inputs.size() != 1 || clamp.outputs.size() != 1 || clamp.inputs[0] < 0) continue;
     float lo, hi;
     if (clamp.builtin_code == kRelu) {
@@ -339,10 +345,16 @@ Status Subgraph::AllocateTensors() {
                                             model_.name(), in, t.name, DataTypeName(t.type)));
     }
   }
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (folded_[i]) continue;
-    RELITE_RETURN_IF_ERROR(PrepareNode(static_cast<int>(i)));
-    if (CanFold(static_cast<int>(i))) RELITE_RETURN_IF_ERROR(FoldNode(static_cast<int>(i)));
+  if (!clamps_fused_) {
+    // After delegation (delegates see the unfused graph), once: a kernel is
+    // offered the fusion before its first Prepare.
+    if (!preserve_all_tensors_) FuseClamps();
+    clamps_fused_ = true;
+  }
+  for (int i : execution_plan_) {
+    if (folded_[static_cast<size_t>(i)]) continue;
+    RELITE_RETURN_IF_ERROR(PrepareNode(i));
+    if (CanFold(i)) RELITE_RETURN_IF_ERROR(FoldNode(i));
   }
   RELITE_RETURN_IF_ERROR(ResetVariableTensors());
   RELITE_RETURN_IF_ERROR(PlanMemory());
@@ -375,7 +387,7 @@ Status Subgraph::ResetVariableTensors() {
 }
 
 Status Subgraph::PlanMemory() {
-  const int steps = static_cast<int>(nodes_.size());
+  const int steps = static_cast<int>(execution_plan_.size());
   std::vector<int> first(tensors_.size(), -1), last(tensors_.size(), -1);
   auto touch = [&](int t, int step) {
     if (t < 0) return;
@@ -387,8 +399,9 @@ Status Subgraph::PlanMemory() {
   };
   for (int t : inputs_) touch(t, 0);
   for (int i = 0; i < steps; ++i) {
-    if (folded_[static_cast<size_t>(i)]) continue;
-    const Node& node = nodes_[static_cast<size_t>(i)];
+    const int index = execution_plan_[static_cast<size_t>(i)];
+    if (folded_[static_cast<size_t>(index)]) continue;
+    const Node& node = nodes_[static_cast<size_t>(index)];
     for (int t : node.inputs) touch(t, i);
     for (int t : node.outputs) touch(t, i);
     for (int t : node.intermediates) touch(t, i);
@@ -410,9 +423,10 @@ Status Subgraph::PlanMemory() {
     owner.push_back(static_cast<int>(t));
   }
   for (int i = 0; i < steps; ++i) {
-    if (folded_[static_cast<size_t>(i)] || scratch_bytes_[static_cast<size_t>(i)] == 0) continue;
-    uses.push_back({scratch_bytes_[static_cast<size_t>(i)], i, i});
-    owner.push_back(-(i + 1));
+    const int index = execution_plan_[static_cast<size_t>(i)];
+    if (folded_[static_cast<size_t>(index)] || scratch_bytes_[static_cast<size_t>(index)] == 0) continue;
+    uses.push_back({scratch_bytes_[static_cast<size_t>(index)], i, i});
+    owner.push_back(-(index + 1));
   }
   const ArenaPlan plan = PlanArena(uses);
   if (plan.arena_bytes > arena_capacity_) {
@@ -442,9 +456,10 @@ Status Subgraph::Invoke() {
   if (!allocated_) {
     return FailedPreconditionError(model_.name() + ": Invoke called before AllocateTensors (or after an input resize)");
   }
-  for (size_t i = 0; i < nodes_.size(); ++i) {
+  for (int index : execution_plan_) {
+    const auto i = static_cast<size_t>(index);
     if (folded_[i]) continue;
-    NodeContext ctx(*this, static_cast<int>(i));
+    NodeContext ctx(*this, index);
     const auto start = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status s = kernels_[i]->Eval(ctx);
     if (!s.ok()) return s.WithContext(model_.name());
@@ -452,6 +467,226 @@ Status Subgraph::Invoke() {
       node_time_us_[i] += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }
   }
+  return Status::Ok();
+}
+
+std::vector<uint8_t> Subgraph::WillFold() const {
+  std::vector<uint8_t> constant(tensors_.size(), 0), will(nodes_.size(), 0);
+  for (size_t t = 0; t < tensors_.size(); ++t) constant[t] = tensors_[t].is_constant() ? 1 : 0;
+  for (int index : execution_plan_) {
+    const Node& node = nodes_[static_cast<size_t>(index)];
+    const uint8_t state = folded_[static_cast<size_t>(index)];
+    bool fold = state == kFoldedNode;
+    if (state == 0) {
+      bool any_input = false, all_constant = true;
+      for (int t : node.inputs) {
+        if (t < 0) continue;
+        any_input = true;
+        if (!constant[static_cast<size_t>(t)]) all_constant = false;
+      }
+      bool variable_output = false;
+      for (int t : node.outputs) variable_output |= tensors_[static_cast<size_t>(t)].is_variable;
+      fold = any_input && all_constant && !variable_output;
+    }
+    if (!fold) continue;
+    will[static_cast<size_t>(index)] = 1;
+    for (int t : node.outputs) constant[static_cast<size_t>(t)] = 1;
+  }
+  return will;
+}
+
+namespace {
+
+class SubgraphView final : public DelegateGraph {
+ public:
+  SubgraphView(const Model& model, const std::vector<Tensor>& tensors, const std::vector<Node>& nodes,
+               std::vector<uint8_t> constant, const std::vector<int>& inputs, const std::vector<int>& outputs)
+      : model_(model), tensors_(tensors), nodes_(nodes), constant_(std::move(constant)) {
+    role_.assign(tensors.size(), 0);
+    for (int t : inputs) role_[static_cast<size_t>(t)] |= 1;
+    for (int t : outputs) role_[static_cast<size_t>(t)] |= 2;
+  }
+  const Model& model() const override { return model_; }
+  int num_tensors() const override { return static_cast<int>(tensors_.size()); }
+  const Tensor& tensor(int i) const override { return tensors_[Clamp(i, tensors_.size())]; }
+  bool is_constant(int i) const override { return InRange(i, tensors_.size()) && constant_[static_cast<size_t>(i)]; }
+  bool is_graph_input(int i) const override { return InRange(i, tensors_.size()) && (role_[static_cast<size_t>(i)] & 1); }
+  bool is_graph_output(int i) const override { return InRange(i, tensors_.size()) && (role_[static_cast<size_t>(i)] & 2); }
+  int num_nodes() const override { return static_cast<int>(nodes_.size()); }
+  const Node& node(int i) const override { return nodes_[Clamp(i, nodes_.size())]; }
+
+ private:
+  static bool InRange(int i, size_t n) { return i >= 0 && static_cast<size_t>(i) < n; }
+  static size_t Clamp(int i, size_t n) { return InRange(i, n) ? static_cast<size_t>(i) : 0; }
+  const Model& model_;
+  const std::vector<Tensor>& tensors_;
+  const std::vector<Node>& nodes_;
+  std::vector<uint8_t> constant_;
+  std::vector<uint8_t> role_;
+};
+
+}  // namespace
+
+Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
+  const std::string who = fmt::format("{}: delegate '{}'", model_.name(), delegate.name());
+  if (clamps_fused_) {
+    return FailedPreconditionError(who + ": delegates must be applied before the first AllocateTensors "
+                                         "(or through InterpreterBuilder::AddDelegate)");
+  }
+  const size_t num_model_nodes = model_node_count_;
+  const std::vector<uint8_t> will_fold = WillFold();
+  std::vector<uint8_t> constant(tensors_.size(), 0);
+  for (size_t t = 0; t < tensors_.size(); ++t) constant[t] = tensors_[t].is_constant() ? 1 : 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!will_fold[i]) continue;
+    for (int t : nodes_[i].outputs) constant[static_cast<size_t>(t)] = 1;
+  }
+  SubgraphView view(model_, tensors_, nodes_, constant, inputs_, outputs_);
+
+  // Offered: the model nodes of the plan that will run at Invoke (not
+  // folded, not already in a partition node).
+  const size_t plan_size = execution_plan_.size();
+  std::vector<PlanEntry> entries(plan_size);
+  std::vector<NodeSupport> support(plan_size);
+  for (size_t k = 0; k < plan_size; ++k) {
+    const int index = execution_plan_[k];
+    const Node& node = nodes_[static_cast<size_t>(index)];
+    entries[k].inputs = node.inputs;
+    entries[k].outputs = node.outputs;
+    if (static_cast<size_t>(index) >= num_model_nodes || will_fold[static_cast<size_t>(index)] ||
+        folded_[static_cast<size_t>(index)])
+      continue;
+    support[k] = delegate.CheckNode(view, index);
+    entries[k].supported = support[k].supported();
+    entries[k].cost = support[k].cost;
+  }
+
+  const std::vector<std::vector<int>> groups = FormPartitions(entries);
+  const PartitionSelection selection = SelectPartitions(entries, groups, delegate.options());
+
+  // Build every partition aside; nothing is modified until all succeeded.
+  std::vector<int> group_of(plan_size, -1);
+  std::vector<Node> new_nodes;
+  std::vector<std::unique_ptr<Kernel>> new_kernels;
+  std::vector<int> reads(tensors_.size(), 0);
+  for (size_t k = 0; k < plan_size; ++k) {
+    for (int t : nodes_[static_cast<size_t>(execution_plan_[k])].inputs) {
+      if (t >= 0) ++reads[static_cast<size_t>(t)];
+    }
+  }
+  std::vector<uint8_t> graph_output(tensors_.size(), 0);
+  for (int t : outputs_) graph_output[static_cast<size_t>(t)] = 1;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!selection.kept[g]) continue;
+    const int id = static_cast<int>(new_nodes.size());
+    DelegatePartition partition;
+    partition.id = id;
+    std::vector<uint8_t> produced(tensors_.size(), 0), listed(tensors_.size(), 0);
+    std::vector<int> inside_reads(tensors_.size(), 0);
+    for (int k : groups[g]) {
+      group_of[static_cast<size_t>(k)] = id;
+      const Node& node = nodes_[static_cast<size_t>(execution_plan_[static_cast<size_t>(k)])];
+      partition.nodes.push_back(node.index);
+      partition.plans.push_back(std::move(support[static_cast<size_t>(k)].plan));
+      for (int t : node.inputs) {
+        if (t < 0) continue;
+        ++inside_reads[static_cast<size_t>(t)];
+        if (!produced[static_cast<size_t>(t)] && !listed[static_cast<size_t>(t)]) {
+          listed[static_cast<size_t>(t)] = 1;
+          partition.inputs.push_back(t);
+        }
+      }
+      for (int t : node.outputs) produced[static_cast<size_t>(t)] = 1;
+    }
+    for (int k : groups[g]) {
+      const Node& node = nodes_[static_cast<size_t>(execution_plan_[static_cast<size_t>(k)])];
+      for (int t : node.outputs) {
+        const auto ts = static_cast<size_t>(t);
+        if (graph_output[ts] || reads[ts] > inside_reads[ts] || preserve_all_tensors_ || tensors_[ts].is_variable) {
+          partition.outputs.push_back(t);
+        }
+      }
+    }
+    Node pnode;
+    pnode.index = static_cast<int>(nodes_.size() + new_nodes.size());
+    pnode.builtin_code = 32;
+    pnode.version = 1;
+    pnode.op_name = "DELEGATE:" + delegate.name();
+    pnode.inputs = partition.inputs;
+    pnode.outputs = partition.outputs;
+    for (int t : pnode.inputs) pnode.input_types.push_back(tensors_[static_cast<size_t>(t)].type);
+    for (int t : pnode.outputs) pnode.output_types.push_back(tensors_[static_cast<size_t>(t)].type);
+    auto kernel = delegate.CreatePartitionKernel(view, partition);
+    if (!kernel.ok()) {
+      return kernel.status().WithContext(fmt::format("{}: partition {} ({} nodes)", who, id, partition.nodes.size()));
+    }
+    if (*kernel == nullptr) return InternalError(fmt::format("{}: partition {}: no kernel was returned", who, id));
+    new_nodes.push_back(std::move(pnode));
+    new_kernels.push_back(std::move(kernel).value());
+  }
+  auto order = ContractedOrder(entries, group_of, static_cast<int>(new_nodes.size()));
+  if (!order.ok()) return order.status().WithContext(who);
+
+  // The report, from the decisions above.
+  if (report != nullptr) {
+    *report = DelegationReport();
+    report->delegate_name = delegate.name();
+    report->display_name = delegate.display_name();
+    report->num_partitions = static_cast<int>(new_nodes.size());
+    report->nodes.resize(num_model_nodes);
+    for (size_t i = 0; i < num_model_nodes; ++i) {
+      NodePlacement& p = report->nodes[i];
+      p.node = static_cast<int>(i);
+      p.builtin_code = nodes_[i].builtin_code;
+      p.version = nodes_[i].version;
+      p.op_name = nodes_[i].op_name;
+      if (will_fold[i] || folded_[i] == kFoldedNode) {
+        p.where = NodePlacement::Where::kFolded;
+      } else if (folded_[i] == kDelegatedNode) {
+        p.where = NodePlacement::Where::kOtherDelegate;
+        ++report->num_other_delegates;
+      }
+      if (p.where != NodePlacement::Where::kFolded) ++report->num_operations;
+    }
+    std::vector<int> group_index_of(plan_size, -1);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      for (int k : groups[g]) group_index_of[static_cast<size_t>(k)] = static_cast<int>(g);
+    }
+    for (size_t k = 0; k < plan_size; ++k) {
+      const int index = execution_plan_[k];
+      if (static_cast<size_t>(index) >= num_model_nodes) continue;
+      NodePlacement& p = report->nodes[static_cast<size_t>(index)];
+      if (p.where != NodePlacement::Where::kCpu) continue;
+      if (group_of[k] >= 0) {
+        p.where = NodePlacement::Where::kDelegate;
+        p.partition = group_of[k];
+        ++report->num_delegated;
+      } else if (group_index_of[k] >= 0) {
+        p.reason = selection.reason[static_cast<size_t>(group_index_of[k])];
+      } else {
+        p.reason = support[k].reason;
+        p.op_unsupported = true;
+      }
+    }
+  }
+
+  // Commit: nothing below can fail.
+  for (size_t k = 0; k < plan_size; ++k) {
+    if (group_of[k] >= 0) folded_[static_cast<size_t>(execution_plan_[k])] = kDelegatedNode;
+  }
+  std::vector<int> plan;
+  const int base = static_cast<int>(nodes_.size());
+  for (int u : *order) plan.push_back(u >= 0 ? execution_plan_[static_cast<size_t>(u)] : base + (-u - 1));
+  for (size_t k = 0; k < new_nodes.size(); ++k) {
+    nodes_.push_back(std::move(new_nodes[k]));
+    kernels_.push_back(std::move(new_kernels[k]));
+    folded_.push_back(0);
+    scratch_bytes_.push_back(0);
+    scratch_ptr_.push_back(nullptr);
+  }
+  execution_plan_ = std::move(plan);
+  node_time_us_.resize(nodes_.size(), 0.0);
+  allocated_ = false;
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "relite/delegate.h"
 #include "relite/kernel.h"
 #include "relite/model.h"
 #include "relite/op_resolver.h"
@@ -26,6 +27,16 @@ class Subgraph {
   Status AllocateTensors();
   Status ResizeInput(int input_index, const Shape& shape);
   Status Invoke();
+
+  // Replaces the subsets of nodes `delegate` supports by partition nodes (see
+  // relite/delegate.h). All or nothing: on error the subgraph is unchanged.
+  // Only before the first AllocateTensors (clamp fusion happens there).
+  Status ApplyDelegate(Delegate& delegate, DelegationReport* report);
+  // Node indices in the order Invoke runs them (partition nodes replace the
+  // nodes they absorbed; folded and fused nodes stay listed and are skipped).
+  const std::vector<int>& execution_plan() const { return execution_plan_; }
+  // True for a model node that a delegate partition absorbed.
+  bool delegated(int node) const { return folded_[static_cast<size_t>(node)] == kDelegatedNode; }
 
   std::vector<Tensor>& tensors() { return tensors_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -55,6 +66,10 @@ class Subgraph {
   void FuseClamps();
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;
+  static constexpr uint8_t kDelegatedNode = 3;
+  // Per node: its inputs are constant once earlier nodes are folded (what
+  // AllocateTensors will fold), computed without running anything.
+  std::vector<uint8_t> WillFold() const;
   Status Fail(const std::string& message) const;
 
   const Model& model_;
@@ -64,7 +79,10 @@ class Subgraph {
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<int> inputs_, outputs_;
-  std::vector<uint8_t> folded_;  // per node: 0 runs, kFoldedNode or kFusedNode is skipped
+  std::vector<uint8_t> folded_;  // per node: 0 runs; kFoldedNode, kFusedNode, kDelegatedNode are skipped
+  std::vector<int> execution_plan_;
+  size_t model_node_count_ = 0;  // nodes_[0, model_node_count_) are the model's; partition nodes follow
+  bool clamps_fused_ = false;  // FuseClamps ran (first AllocateTensors)
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
   std::vector<size_t> scratch_bytes_;   // per node
   std::vector<void*> scratch_ptr_;      // per node
