@@ -105,6 +105,14 @@ TEST(CliTest, MissingModelFile) {
   ExpectErrorLine(RunCli({"bench", path, "--json"}), {"no_such_model.tflite"});
 }
 
+TEST(CliTest, UnknownDelegateListsTheAvailableOnes) {
+  for (const char* cmd : {"run", "inspect", "bench"}) {
+    SCOPED_TRACE(cmd);
+    ExpectErrorLine(RunCli({cmd, "/nonexistent/m.tflite", "--delegate", "nosuch"}),
+                    {"unknown delegate 'nosuch'", "(available: "});
+  }
+}
+
 // --- Tests on the real models ---
 
 class CliModelsTest : public ::testing::Test {

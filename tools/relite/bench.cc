@@ -64,7 +64,7 @@ void PrintProfile(const Interpreter& interp, int runs) {
   double total = 0;
   const auto& times = interp.node_time_us();
   for (int i = 0; i < interp.nodes_size() && i < static_cast<int>(times.size()); ++i) {
-    if (interp.node_is_folded(i) || interp.node_is_fused(i)) continue;
+    if (interp.node_is_folded(i) || interp.node_is_fused(i) || interp.node_is_delegated(i)) continue;
     const std::string& op = interp.node(i).op_name;
     auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.op == op; });
     if (it == rows.end()) it = rows.insert(rows.end(), Row{op});
@@ -88,7 +88,7 @@ Status Bench(const BenchOptions& o) {
 
   Loaded loaded;
   Stopwatch init_sw;
-  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded));
+  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate));
   const double init_ms = init_sw.ElapsedMs();
   Interpreter& interp = *loaded.interpreter;
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/relite/delegates.h"
+
 namespace relite::cli {
 
 int DefaultThreads() {
@@ -29,7 +31,16 @@ int ReportError(const Status& status) {
   return ReportError(status.message().empty() ? status.ToString() : status.message());
 }
 
-Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors) {
+Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors,
+                 const std::string& delegate) {
+  if (!delegate.empty()) {
+    // An unknown name is an error before any work.
+    DelegateFlags flags;
+    flags.name = delegate;
+    auto d = CreateDelegate(flags);
+    if (!d.ok()) return d.status();
+    loaded->delegate = std::move(*d);
+  }
   auto model = Model::FromFile(path);
   if (!model.ok()) {
     Status s = model.status();
@@ -40,8 +51,16 @@ Status LoadModel(const std::string& path, int threads, bool build, Loaded* loade
   loaded->model = std::move(*model);
   if (!build) return Status::Ok();
   loaded->resolver = std::make_unique<BuiltinOpResolver>();
-  auto interp = InterpreterBuilder(*loaded->model, *loaded->resolver).SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors).Build();
+  InterpreterBuilder builder(*loaded->model, *loaded->resolver);
+  builder.SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors);
+  if (loaded->delegate) builder.AddDelegate(loaded->delegate.get());
+  auto interp = builder.Build();
   if (!interp.ok()) return interp.status();
+  std::fflush(stdout);
+  for (const DelegationReport& report : (*interp)->delegation_reports()) {
+    for (const std::string& line : report.Lines()) std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
   Status s = (*interp)->AllocateTensors();
   if (!s.ok()) return s.WithContext("AllocateTensors");
   loaded->interpreter = std::move(*interp);

@@ -23,10 +23,12 @@ struct RunOptions {
   std::string float_range = "-1,1";
   bool save_inputs = false;
   std::string dump_tensors;
+  std::string delegate;
 };
 struct InspectOptions {
   std::string model;
   int threads = 0;
+  std::string delegate;
 };
 struct BenchOptions {
   std::string model;
@@ -35,6 +37,7 @@ struct BenchOptions {
   int warmup = 5;
   bool json = false;
   bool profile = false;  // per-op time table after the timed runs
+  std::string delegate;
 };
 
 // Each returns the process exit code; errors are printed with ReportError.
@@ -54,11 +57,15 @@ int ReportError(const Status& status);
 struct Loaded {
   std::unique_ptr<Model> model;
   std::unique_ptr<BuiltinOpResolver> resolver;
+  std::unique_ptr<Delegate> delegate;  // outlives the interpreter
   std::unique_ptr<Interpreter> interpreter;
 };
 // Loads `path`; builds and allocates the interpreter unless `build` is false.
 // On a build error `*loaded` keeps the model so callers can still describe it.
-Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false);
+// A non-empty `delegate` names a registered delegate (tools/relite/delegates.h),
+// applied before allocation; its placement report goes to stderr.
+Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false,
+                 const std::string& delegate = "");
 
 // "none", "scale=0.0078125 zp=128", "per-channel(32) dim=3 scale=[0.001..0.02]".
 std::string QuantSummary(const Quantization& q);

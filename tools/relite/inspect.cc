@@ -185,8 +185,11 @@ void PrintIo(const char* title, const std::vector<int>& indices, const std::vect
 int InspectCommand(const InspectOptions& o) {
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
-  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded);
+  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate);
   if (loaded.model == nullptr) return ReportError(build_status);
+  // A delegate that cannot be created (unknown name) is an error, not a
+  // model to describe without it.
+  if (!o.delegate.empty() && loaded.delegate == nullptr) return ReportError(build_status);
   const Model& model = *loaded.model;
   Interpreter* interp = loaded.interpreter.get();
   const tflite::Model* fb = model.fb();
@@ -259,6 +262,20 @@ int InspectCommand(const InspectOptions& o) {
     fmt::print("  arena plan: unavailable (the interpreter could not be built)\n");
   }
   fmt::print("\n");
+
+  if (interp != nullptr) {
+    for (const DelegationReport& report : interp->delegation_reports()) {
+      fmt::print("placement ({} delegate):\n", report.display_name);
+      Table t({"node", "op", "placement", "reason"});
+      for (const NodePlacement& p : report.nodes) {
+        std::string where = DelegationReport::PlacementName(p, report.display_name);
+        if (p.where == NodePlacement::Where::kCpu && interp->node_is_fused(p.node)) where = "CPU (fused into its producer)";
+        t.Add({std::to_string(p.node), fmt::format("{} v{}", p.op_name, p.version), where, p.reason.empty() ? "-" : p.reason});
+      }
+      t.Print();
+      fmt::print("{}\n\n", report.Summary());
+    }
+  }
 
   std::map<std::string, int> counts;
   for (const OpInfo& op : ops) ++counts[op.name];

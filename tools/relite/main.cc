@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tools/relite/common.h"
+#include "tools/relite/delegates.h"
 
 namespace {
 
@@ -19,6 +20,13 @@ int Main(int argc, char** argv) {
   app.fallthrough(false);
 
   const std::string threads_help = "Worker threads (default: one per hardware core)";
+  relite::cli::RegisterBuiltinDelegates();
+  std::string delegate_help = "Run the operations this delegate supports on it, the rest on the CPU (available: ";
+  {
+    std::string names;
+    for (const auto& d : relite::cli::RegisteredDelegates()) names += (names.empty() ? "" : ", ") + d.name;
+    delegate_help += (names.empty() ? std::string("none in this build") : names) + ")";
+  }
 
   relite::cli::RunOptions run_opts;
   CLI::App* run = app.add_subcommand("run", "Run one inference and summarise the outputs");
@@ -41,12 +49,15 @@ int Main(int argc, char** argv) {
                 "Also write the inputs as fed (input_K.bin, input_K.npy) to --output-dir");
   run->add_option("--dump-tensors", run_opts.dump_tensors,
                   "Keep every intermediate tensor and write each as DIR/tensor_<index>.npy (layer-by-layer diffing)");
+  run->add_option("--delegate", run_opts.delegate, delegate_help)->type_name("NAME");
 
   relite::cli::InspectOptions inspect_opts;
   CLI::App* inspect =
       app.add_subcommand("inspect", "Describe the model: inputs, outputs, operators, tensors, memory plan");
   inspect->add_option("MODEL", inspect_opts.model, "The .tflite model")->required();
   inspect->add_option("--threads,-t", inspect_opts.threads, threads_help)->check(CLI::Range(1, 1024));
+  inspect->add_option("--delegate", inspect_opts.delegate, delegate_help + "; adds a node-by-node placement table")
+      ->type_name("NAME");
 
   relite::cli::BenchOptions bench_opts;
   CLI::App* bench = app.add_subcommand("bench", "Measure init time, first inference and steady-state latency");
@@ -57,6 +68,7 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000000));
   bench->add_flag("--json", bench_opts.json, "Print one JSON object instead of a table");
   bench->add_flag("--profile", bench_opts.profile, "Also time every operator and print the time per op type");
+  bench->add_option("--delegate", bench_opts.delegate, delegate_help)->type_name("NAME");
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,40 @@
+// The CLI's delegate registry: `--delegate NAME` looks NAME up here. A
+// delegate registers a factory in RegisterBuiltinDelegates (delegates.cc),
+// which the CLI calls once; nothing is registered that this build lacks.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/delegate.h"
+#include "relite/status.h"
+
+namespace relite::cli {
+
+// Command-line settings a delegate factory may read (more to come with the
+// GPU delegate: precision, device).
+struct DelegateFlags {
+  std::string name;
+};
+
+using DelegateFactory = std::function<StatusOr<std::unique_ptr<Delegate>>(const DelegateFlags& flags)>;
+
+struct DelegateEntry {
+  std::string name;
+  std::string description;
+  DelegateFactory create;
+};
+
+// Adds or replaces a registration.
+void RegisterDelegate(const std::string& name, const std::string& description, DelegateFactory factory);
+// Registered delegates, by name.
+std::vector<DelegateEntry> RegisteredDelegates();
+// The delegate registered as flags.name; NotFound naming the available ones
+// when there is none.
+StatusOr<std::unique_ptr<Delegate>> CreateDelegate(const DelegateFlags& flags);
+// What this build ships (called once by main).
+void RegisterBuiltinDelegates();
+
+}  // namespace relite::cli
