@@ -1,5 +1,5 @@
 // relite: run, inspect and benchmark .tflite models. Command-line wiring only;
-// the subcommands live in run.cc, inspect.cc and bench.cc.
+// the subcommands live in run.cc, inspect.cc, bench.cc and convert.cc.
 #include <exception>
 #include <string>
 
@@ -8,6 +8,7 @@
 
 #include "tools/relite/common.h"
 #include "tools/relite/delegates.h"
+#include "tools/relite/convert.h"
 
 namespace {
 
@@ -70,6 +71,15 @@ int Main(int argc, char** argv) {
   bench->add_flag("--profile", bench_opts.profile, "Also time every operator and print the time per op type");
   bench->add_option("--delegate", bench_opts.delegate, delegate_help)->type_name("NAME");
 
+  relite::cli::ConvertOptions convert_opts;
+  CLI::App* convert = app.add_subcommand("convert", "Rewrite a model: --dequantize turns a quantized model into a float one");
+  convert->add_option("MODEL", convert_opts.model, "The quantized .tflite model")->required();
+  convert->add_flag("--dequantize", convert_opts.dequantize,
+                    "Float model with the dequantized weights, float I/O, QUANTIZE/DEQUANTIZE removed");
+  convert->add_option("--out,-o", convert_opts.out, "The .tflite file to write")->required()->type_name("FILE");
+  convert->add_option("--weights", convert_opts.weights,
+                      "float32 (default) or float16 (float16 constants + DEQUANTIZE ops)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,8 +88,8 @@ int Main(int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
       const std::string first = argv[1];
       ReportError(first.rfind('-', 0) == 0
-                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect or bench; see 'relite --help')", first)
-                      : fmt::format("unknown subcommand '{}' (expected run, inspect or bench; see 'relite --help')", first));
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench or convert; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench or convert; see 'relite --help')", first));
       return 2;
     }
     ReportError(std::string(e.what()) + " (see 'relite --help')");
@@ -92,6 +102,7 @@ int Main(int argc, char** argv) {
   }
   if (inspect->parsed()) return relite::cli::InspectCommand(inspect_opts);
   if (bench->parsed()) return relite::cli::BenchCommand(bench_opts);
+  if (convert->parsed()) return relite::cli::ConvertCommand(convert_opts);
   return ReportError("no subcommand given (see 'relite --help')");
 }
 
