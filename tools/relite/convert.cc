@@ -9,9 +9,9 @@
 //    producer's tensor directly, so the ops disappear;
 //  - options are kept (fused activations included); op versions are those of
 //    the float ops;
-//  - --weights float16 stores the float constants as float16, each followed
-//    by a DEQUANTIZE to float32 at the start of the graph (MediaPipe's
-//    "float16 quantized" pattern).
+//  - --weights float16 stores the float constants as float16, each read
+//    through a DEQUANTIZE to float32 placed just before its first consumer
+//    (MediaPipe's "float16 quantized" pattern).
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -249,8 +249,7 @@ class Dequantizer {
     return Status::Ok();
   }
 
-  // DEQUANTIZE ops of the float16 weights: written first (they are added to
-  // the writer before the graph's ops by the caller's ordering).
+  // How many constants were stored as float16 (each with its DEQUANTIZE).
   int float16_constants() const { return float16_count_; }
 
  private:
