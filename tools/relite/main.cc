@@ -1,5 +1,5 @@
 // relite: run, inspect and benchmark .tflite models. Command-line wiring only;
-// the subcommands live in run.cc, inspect.cc, bench.cc and convert.cc.
+// the subcommands live in run.cc, inspect.cc, bench.cc, convert.cc and zoo.cc.
 #include <exception>
 #include <string>
 
@@ -80,6 +80,15 @@ int Main(int argc, char** argv) {
   convert->add_option("--weights", convert_opts.weights,
                       "float32 (default) or float16 (float16 constants + DEQUANTIZE ops)");
 
+  relite::cli::ZooOptions zoo_opts;
+  CLI::App* zoo = app.add_subcommand("zoo", "Write a sample architecture with deterministic pseudo-random weights");
+  zoo->add_option("NAME", zoo_opts.name,
+                  "mobilenet_v1, mobilenet_v2, deeplab_v3, ssd_mobilenet_v1, posenet or inception_v3");
+  zoo->add_option("--out,-o", zoo_opts.out, "The .tflite file to write")->type_name("FILE");
+  zoo->add_option("--seed", zoo_opts.seed, "Weight seed (default 1)");
+  zoo->add_option("--weights", zoo_opts.weights, "float32 (default) or float16 (float16 constants + DEQUANTIZE ops)");
+  zoo->add_flag("--list", zoo_opts.list, "List the architectures");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -88,8 +97,8 @@ int Main(int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
       const std::string first = argv[1];
       ReportError(first.rfind('-', 0) == 0
-                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench or convert; see 'relite --help')", first)
-                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench or convert; see 'relite --help')", first));
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, convert or zoo; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, convert or zoo; see 'relite --help')", first));
       return 2;
     }
     ReportError(std::string(e.what()) + " (see 'relite --help')");
@@ -103,6 +112,7 @@ int Main(int argc, char** argv) {
   if (inspect->parsed()) return relite::cli::InspectCommand(inspect_opts);
   if (bench->parsed()) return relite::cli::BenchCommand(bench_opts);
   if (convert->parsed()) return relite::cli::ConvertCommand(convert_opts);
+  if (zoo->parsed()) return relite::cli::ZooCommand(zoo_opts);
   return ReportError("no subcommand given (see 'relite --help')");
 }
 
