@@ -52,6 +52,10 @@ enum class BuiltinOp : int32_t {
   kSub = 41,
   kSqueeze = 43,
   kArgMax = 56,
+  kSum = 74,
+  kReduceProd = 81,
+  kReduceMax = 82,
+  kReduceMin = 89,
   kQuantize = 114,
   kHardSwish = 117,
 };

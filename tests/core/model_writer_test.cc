@@ -309,6 +309,24 @@ TEST(ModelWriterTest, OperatorCodesAreSharedPerVersion) {
   EXPECT_EQ(codes->Get(1)->version(), 2);  // dilation
 }
 
+TEST(ModelWriterTest, ReducerOptionsOnSum) {
+  ModelWriter w;
+  const int a = w.AddTensor(DataType::kFloat32, {2, 3}, "a");
+  const int axis = w.AddConstantOf<int32_t>({1}, "axis", {1});
+  const int b = w.AddTensor(DataType::kFloat32, {2, 1}, "b");
+  w.AddOp(BuiltinOp::kSum, {a, axis}, {b}, ReducerOptions{true});
+  w.SetInputs({a});
+  w.SetOutputs({b});
+  Loaded l;
+  ASSERT_NO_FATAL_FAILURE(Load(w, &l));
+  const float x[6] = {1, 2, 3, 10, 20, 30.5f};
+  std::memcpy(l.interp->typed_input<float>(0), x, sizeof(x));
+  ASSERT_TRUE(l.interp->Invoke().ok());
+  EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{2, 1}));
+  EXPECT_FLOAT_EQ(l.interp->typed_output<float>(0)[0], 6.0f);
+  EXPECT_FLOAT_EQ(l.interp->typed_output<float>(0)[1], 60.5f);
+}
+
 void ExpectError(const ModelWriter& w, const std::string& fragment) {
   auto bytes = w.Finish();
   ASSERT_FALSE(bytes.ok());

@@ -65,7 +65,7 @@ std::vector<size_t> ChannelIndex(const Shape& shape, const Quantization& q, size
   return ch;
 }
 
-StatusOr<BuiltinOptions> ConvertOptionsOf(const tflite::Operator* op, int32_t code, const std::string& what) {
+StatusOr<BuiltinOptions> ConvertOptionsOf(const tflite::Operator* op, const std::string& what) {
   using BO = tflite::BuiltinOptions;
   auto act = [](tflite::ActivationFunctionType a) { return static_cast<Activation>(a); };
   auto pad = [](tflite::Padding p) { return static_cast<Padding>(p); };
@@ -119,7 +119,6 @@ StatusOr<BuiltinOptions> ConvertOptionsOf(const tflite::Operator* op, int32_t co
       return BuiltinOptions{ResizeBilinearOptions{o->align_corners(), o->half_pixel_centers()}};
     }
     case BO::ReducerOptions:
-      if (code != static_cast<int32_t>(BuiltinOp::kMean)) break;
       return BuiltinOptions{ReducerOptions{op->builtin_options_as_ReducerOptions()->keep_dims()}};
     case BO::SqueezeOptions: {
       const auto* o = op->builtin_options_as_SqueezeOptions();
@@ -230,7 +229,7 @@ class Dequantizer {
                        oc->version());
         continue;
       }
-      RELITE_ASSIGN_OR_RETURN(BuiltinOptions options, ConvertOptionsOf(op, code, what));
+      RELITE_ASSIGN_OR_RETURN(BuiltinOptions options, ConvertOptionsOf(op, what));
       w->AddOp(static_cast<BuiltinOp>(code), inputs, outputs, std::move(options));
     }
 

@@ -44,7 +44,11 @@ int ExpectedOptions(int32_t code) {
     case BuiltinOp::kSub:
     case BuiltinOp::kMul: return 7;
     case BuiltinOp::kResizeBilinear: return 9;
-    case BuiltinOp::kMean: return 10;
+    case BuiltinOp::kMean:
+    case BuiltinOp::kSum:
+    case BuiltinOp::kReduceProd:
+    case BuiltinOp::kReduceMax:
+    case BuiltinOp::kReduceMin: return 10;
     case BuiltinOp::kSqueeze: return 11;
     case BuiltinOp::kArgMax: return 12;
     default: return -2;
