@@ -12,6 +12,7 @@
 //  - --weights float16 stores the float constants as float16, each read
 //    through a DEQUANTIZE to float32 placed just before its first consumer
 //    (MediaPipe's "float16 quantized" pattern).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>

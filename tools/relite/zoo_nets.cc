@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
 
 #include <flatbuffers/flexbuffers.h>
 #include <fmt/format.h>
