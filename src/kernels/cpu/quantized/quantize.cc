@@ -126,24 +126,29 @@ class QuantizeKernel final : public Kernel {
       });
     } else {
       const QuantizedMultiplier m = requant_;
-      if (sizeof(In) == 1 && sizeof(Out) == 1) {
+      if constexpr (sizeof(In) == 1 && sizeof(Out) == 1) {
         // TFLite's vectorised 8-bit Requantize handles blocks of 16: the high
         // multiply, then a rounding right shift that rounds halves up (no
         // away-from-zero fixup). The last n % 16 elements take the scalar
-        // MultiplyByQuantizedMultiplier (halves away from zero).
+        // MultiplyByQuantizedMultiplier (halves away from zero). Both are
+        // functions of one byte: tabulate them (256 entries each) and look up.
         const int left = m.shift > 0 ? m.shift : 0;
         const int right = m.shift > 0 ? 0 : -m.shift;
         const int64_t half = right > 0 ? int64_t{1} << (right - 1) : 0;
-        const int64_t head = n - n % 16;
-        UnaryMap(ctx, in, out, head, kDefaultMinChunk, [=](In x) {
-          const int32_t h = SaturatingRoundingDoublingHighMul((static_cast<int32_t>(x) - zi) * (1 << left), m.multiplier);
+        Out block_table[256], tail_table[256];
+        for (int b = 0; b < 256; ++b) {
+          const auto x = static_cast<int32_t>(static_cast<In>(b));
+          const int32_t h = SaturatingRoundingDoublingHighMul((x - zi) * (1 << left), m.multiplier);
           const auto v = static_cast<int32_t>((static_cast<int64_t>(h) + half) >> right) + zo;
-          return static_cast<Out>(std::min(std::max(v, qmin), qmax));
-        });
-        for (int64_t i = head; i < n; ++i) {
-          const int32_t v = MultiplyByQuantizedMultiplier(static_cast<int32_t>(in[i]) - zi, m) + zo;
-          out[i] = static_cast<Out>(std::min(std::max(v, qmin), qmax));
+          block_table[b] = static_cast<Out>(std::min(std::max(v, qmin), qmax));
+          const int32_t t = MultiplyByQuantizedMultiplier(x - zi, m) + zo;
+          tail_table[b] = static_cast<Out>(std::min(std::max(t, qmin), qmax));
         }
+        const Out* table = block_table;
+        const int64_t head = n - n % 16;
+        UnaryMap(ctx, in, out, head, kDefaultMinChunk,
+                 [table](In x) { return table[static_cast<uint8_t>(x)]; });
+        for (int64_t i = head; i < n; ++i) out[i] = tail_table[static_cast<uint8_t>(in[i])];
       } else {
         UnaryMap(ctx, in, out, n, kDefaultMinChunk, [=](In x) {
           const int32_t v = MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - zi, m) + zo;
