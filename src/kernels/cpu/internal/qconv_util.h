@@ -60,6 +60,26 @@ inline Status GetWeightQParams(const KernelContext& ctx, const Tensor& w, int ch
 
 // The output clamp of XNNPACK's quantized operators: the fused activation's
 // float range, each bound quantized with lrintf(x / scale + zp) in float32.
+// The optional bias (input 2) of an 8-bit or 16x8 convolution: int32 (int64
+// allowed for int16 activations), one value per output channel, constant.
+// int16 activations also need zero points 0 (TFLite's rule).
+inline Status CheckConvBiasAndZeroPoints(KernelContext& ctx, DataType in_type, int out_c, const QParams& in_q,
+                                         const QParams& out_q) {
+  if (ctx.has_input(2)) {
+    const Tensor& bias = ctx.input(2);
+    const bool ok = bias.type == DataType::kInt32 || (in_type == DataType::kInt16 && bias.type == DataType::kInt64);
+    if (!ok) return ctx.Unsupported("bias type " + DataTypeName(bias.type) + " is not supported");
+    if (bias.num_elements() != out_c) {
+      return ctx.Error("bias must have " + std::to_string(out_c) + " elements, got " + ShapeToString(bias.shape));
+    }
+    if (!bias.is_constant() || bias.data == nullptr) return ctx.Unsupported("a bias computed by the graph is not supported");
+  }
+  if (in_type == DataType::kInt16 && (in_q.zero_point != 0 || out_q.zero_point != 0)) {
+    return ctx.Unsupported("int16 activations must have zero point 0");
+  }
+  return Status::Ok();
+}
+
 inline QuantizedRange XnnActivationRange(Activation activation, DataType type, float scale, int32_t zero_point) {
   const ActivationRange r = GetActivationRange(activation);
   return {XnnQuantizeBound(r.min, scale, zero_point, type), XnnQuantizeBound(r.max, scale, zero_point, type)};

@@ -109,18 +109,8 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(GetTensorQParams(ctx, input, "input", &in_q_));
   RELITE_RETURN_IF_ERROR(GetTensorQParams(ctx, output, "output", &out_q_));
   RELITE_RETURN_IF_ERROR(GetWeightQParams(ctx, filter, 3, out_c_, &w_q_));
+  RELITE_RETURN_IF_ERROR(CheckConvBiasAndZeroPoints(ctx, in_type_, out_c_, in_q_, out_q_));
   const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-  if (bias != nullptr) {
-    const bool ok = bias->type == DataType::kInt32 || (in_type_ == DataType::kInt16 && bias->type == DataType::kInt64);
-    if (!ok) return ctx.Unsupported("bias type " + DataTypeName(bias->type) + " is not supported");
-    if (bias->num_elements() != out_c_) {
-      return ctx.Error("bias must have " + std::to_string(out_c_) + " elements, got " + ShapeToString(bias->shape));
-    }
-    if (!bias->is_constant() || bias->data == nullptr) return ctx.Unsupported("a bias computed by the graph is not supported");
-  }
-  if (in_type_ == DataType::kInt16 && (in_q_.zero_point != 0 || out_q_.zero_point != 0)) {
-    return ctx.Unsupported("int16 activations must have zero point 0");
-  }
   const PaddedDim ph = ComputePaddedDim(params_.padding, in_h_, filter_h_, params_.stride_h, params_.dilation_h);
   const PaddedDim pw = ComputePaddedDim(params_.padding, in_w_, filter_w_, params_.stride_w, params_.dilation_w);
   out_h_ = ph.out;
