@@ -15,6 +15,8 @@ PACKAGES=(
   libcli11-dev                              # relite CLI
   libstb-dev                                # image decoding for `relite run --input x.jpg`
   libxxhash-dev                             # content hashes (kernel cache, model tokens)
+  opencl-c-headers                          # GPU delegate (OpenCL is loaded at run time)
+  ocl-icd-libopencl1 pocl-opencl-icd        # an OpenCL runtime on machines without a GPU (tests, CI)
   python3                                   # test and bench scripts
 )
 

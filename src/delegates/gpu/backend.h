@@ -1,0 +1,65 @@
+// What the GPU delegate needs from a compute API: buffers, programs compiled
+// from the op templates plus the backend's prelude, bound launches on one
+// in-order queue. OpenCL implements it (cl/); CUDA (NVRTC) is next.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relite/status.h"
+#include "src/delegates/gpu/gpu_program.h"
+
+namespace relite::gpu {
+
+struct DeviceInfo {
+  std::string name;         // "NVIDIA H200"
+  std::string vendor;
+  std::string version;      // "OpenCL 3.0 CUDA"
+  std::string platform;     // "NVIDIA CUDA"
+  bool is_gpu = false;
+  bool has_fp16_arithmetic = false;  // cl_khr_fp16 (we use half storage either way)
+  uint64_t global_memory = 0;
+  int compute_units = 0;
+  std::string Describe() const;  // "NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)"
+};
+
+// A kernel argument after the partition resolved tensors to buffers.
+struct BoundArg {
+  enum class Kind : uint8_t { kBuffer, kInt, kFloat };
+  Kind kind = Kind::kInt;
+  int32_t buffer = -1;  // backend buffer id
+  int32_t i = 0;
+  float f = 0.f;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const DeviceInfo& device() const = 0;
+  virtual Precision precision() const = 0;
+  // Bytes of one GPU tensor element (float4 or half4) in this precision.
+  size_t element4_bytes() const { return precision() == Precision::kFp16 ? 8 : 16; }
+
+  virtual StatusOr<int> CreateBuffer(size_t bytes) = 0;
+  virtual void ReleaseBuffer(int buffer) = 0;
+  // Queued; `src` must stay valid until Finish unless `blocking`.
+  virtual Status Write(int buffer, const void* src, size_t bytes, bool blocking) = 0;
+  // Queued; `dst` is filled at Finish.
+  virtual Status Read(int buffer, void* dst, size_t bytes) = 0;
+
+  // Compiles launch.source (cached by source and defines) and binds the
+  // arguments once; Enqueue then only queues it.
+  virtual StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args) = 0;
+  virtual void ReleaseLaunch(int launch) = 0;
+  virtual Status Enqueue(int launch) = 0;
+  // Waits for everything queued.
+  virtual Status Finish() = 0;
+  // Programs compiled so far (for reports and tests).
+  virtual int num_programs() const = 0;
+};
+
+}  // namespace relite::gpu

@@ -1,0 +1,347 @@
+#include "src/delegates/gpu/cl/cl_backend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "src/delegates/gpu/cl/cl_api.h"
+#include "src/delegates/gpu/cl/cl_prelude.h"
+
+namespace relite::gpu::cl {
+namespace {
+
+Status ClError(const std::string& what, cl_int code) {
+  const bool resources = code == CL_OUT_OF_RESOURCES || code == CL_OUT_OF_HOST_MEMORY || code == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  std::string msg = fmt::format("OpenCL: {} failed: {}", what, ClErrorName(code));
+  return resources ? Status(StatusCode::kUnavailable, msg) : InternalError(msg);
+}
+
+std::string DeviceString(const ClApi& api, cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (api.clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  if (api.clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string PlatformString(const ClApi& api, cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (api.clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  if (api.clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+struct FoundDevice {
+  cl_platform_id platform;
+  cl_device_id device;
+  DeviceInfo info;
+};
+
+StatusOr<std::vector<FoundDevice>> FindDevices(const ClApi& api) {
+  cl_uint num_platforms = 0;
+  cl_int err = api.clGetPlatformIDs(0, nullptr, &num_platforms);
+  // -1001 is CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no driver.
+  if (err == -1001 || (err == CL_SUCCESS && num_platforms == 0)) {
+    return UnavailableError("the OpenCL loader found no platform (no driver/ICD installed, e.g. pocl-opencl-icd)");
+  }
+  if (err != CL_SUCCESS) return ClError("clGetPlatformIDs", err);
+  std::vector<cl_platform_id> platforms(num_platforms);
+  if ((err = api.clGetPlatformIDs(num_platforms, platforms.data(), nullptr)) != CL_SUCCESS) return ClError("clGetPlatformIDs", err);
+  std::vector<FoundDevice> out;
+  for (cl_platform_id p : platforms) {
+    cl_uint n = 0;
+    if (api.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    std::vector<cl_device_id> devices(n);
+    if (api.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr) != CL_SUCCESS) continue;
+    for (cl_device_id d : devices) {
+      FoundDevice f{p, d, {}};
+      f.info.name = DeviceString(api, d, CL_DEVICE_NAME);
+      f.info.vendor = DeviceString(api, d, CL_DEVICE_VENDOR);
+      f.info.version = DeviceString(api, d, CL_DEVICE_VERSION);
+      f.info.platform = PlatformString(api, p, CL_PLATFORM_NAME);
+      cl_device_type type = 0;
+      api.clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+      f.info.is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+      f.info.has_fp16_arithmetic = DeviceString(api, d, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") != std::string::npos;
+      cl_ulong mem = 0;
+      api.clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(mem), &mem, nullptr);
+      f.info.global_memory = mem;
+      cl_uint cu = 0;
+      api.clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu), &cu, nullptr);
+      f.info.compute_units = static_cast<int>(cu);
+      out.push_back(std::move(f));
+    }
+  }
+  if (out.empty()) return UnavailableError("no OpenCL device found on any platform");
+  return out;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string FloatLiteral(float v) {
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  std::string s = fmt::format("{:.9g}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+size_t PowerOfTwoAtLeast(size_t n) {
+  size_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+class ClBackend final : public Backend {
+ public:
+  ClBackend(const ClApi& api, FoundDevice dev, Precision precision)
+      : api_(api), platform_(dev.platform), device_id_(dev.device), info_(std::move(dev.info)), precision_(precision) {}
+
+  ~ClBackend() override {
+    if (queue_ != nullptr) api_.clFinish(queue_);
+    for (auto& l : launches_) {
+      if (l.kernel != nullptr) api_.clReleaseKernel(l.kernel);
+    }
+    for (cl_mem m : buffers_) {
+      if (m != nullptr) api_.clReleaseMemObject(m);
+    }
+    for (auto& [key, program] : programs_) api_.clReleaseProgram(program);
+    if (queue_ != nullptr) api_.clReleaseCommandQueue(queue_);
+    if (context_ != nullptr) api_.clReleaseContext(context_);
+  }
+
+  Status Init() {
+    cl_int err = CL_SUCCESS;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
+    context_ = api_.clCreateContext(props, 1, &device_id_, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) return ClError("clCreateContext on " + info_.name, err);
+    queue_ = api_.clCreateCommandQueue(context_, device_id_, 0, &err);
+    if (err != CL_SUCCESS) return ClError("clCreateCommandQueue", err);
+    size_t max_wg = 0;
+    api_.clGetDeviceInfo(device_id_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
+    max_work_group_ = max_wg > 0 ? max_wg : 64;
+    api_.clGetDeviceInfo(device_id_, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(max_item_), max_item_, nullptr);
+    return Status::Ok();
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+  Precision precision() const override { return precision_; }
+  int num_programs() const override { return static_cast<int>(programs_.size()); }
+
+  StatusOr<int> CreateBuffer(size_t bytes) override {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 16), nullptr, &err);
+    if (err != CL_SUCCESS) return ClError(fmt::format("clCreateBuffer of {} bytes", bytes), err);
+    buffers_.push_back(m);
+    return static_cast<int>(buffers_.size()) - 1;
+  }
+
+  void ReleaseBuffer(int buffer) override {
+    if (buffer < 0 || buffer >= static_cast<int>(buffers_.size()) || buffers_[static_cast<size_t>(buffer)] == nullptr) return;
+    api_.clReleaseMemObject(buffers_[static_cast<size_t>(buffer)]);
+    buffers_[static_cast<size_t>(buffer)] = nullptr;
+  }
+
+  Status Write(int buffer, const void* src, size_t bytes, bool blocking) override {
+    if (bytes == 0) return Status::Ok();
+    cl_int err = api_.clEnqueueWriteBuffer(queue_, buffers_.at(static_cast<size_t>(buffer)), blocking ? CL_TRUE : CL_FALSE, 0,
+                                           bytes, src, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueWriteBuffer", err);
+  }
+
+  Status Read(int buffer, void* dst, size_t bytes) override {
+    if (bytes == 0) return Status::Ok();
+    cl_int err = api_.clEnqueueReadBuffer(queue_, buffers_.at(static_cast<size_t>(buffer)), CL_FALSE, 0, bytes, dst, 0,
+                                          nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueReadBuffer", err);
+  }
+
+  StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args) override {
+    std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision_ == Precision::kFp16 ? 1 : 0);
+    defines += launch.defines;
+    const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
+    if (lo && hi) {
+      defines += fmt::format("#define ACT(v) clamp((v), {}, {})\n", FloatLiteral(launch.act_min), FloatLiteral(launch.act_max));
+    } else if (lo) {
+      defines += fmt::format("#define ACT(v) fmax((v), {})\n", FloatLiteral(launch.act_min));
+    } else if (hi) {
+      defines += fmt::format("#define ACT(v) fmin((v), {})\n", FloatLiteral(launch.act_max));
+    } else {
+      defines += "#define ACT(v) (v)\n";
+    }
+    std::string key = defines + '\x01' + launch.source;
+    auto it = programs_.find(key);
+    if (it == programs_.end()) {
+      RELITE_ASSIGN_OR_RETURN(cl_program program, Compile(defines, launch.source, launch.entry));
+      it = programs_.emplace(std::move(key), program).first;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = api_.clCreateKernel(it->second, launch.entry.c_str(), &err);
+    if (err != CL_SUCCESS) return ClError("clCreateKernel " + launch.entry, err);
+    Launch l{kernel, {}, {}};
+    for (size_t i = 0; i < args.size(); ++i) {
+      const BoundArg& a = args[i];
+      switch (a.kind) {
+        case BoundArg::Kind::kBuffer:
+          err = api_.clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &buffers_.at(static_cast<size_t>(a.buffer)));
+          break;
+        case BoundArg::Kind::kInt:
+          err = api_.clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_int), &a.i);
+          break;
+        case BoundArg::Kind::kFloat:
+          err = api_.clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_float), &a.f);
+          break;
+      }
+      if (err != CL_SUCCESS) {
+        api_.clReleaseKernel(kernel);
+        return ClError(fmt::format("clSetKernelArg {} of {}", i, launch.entry), err);
+      }
+    }
+    size_t kernel_wg = 0;
+    api_.clGetKernelWorkGroupInfo(kernel, device_id_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_wg), &kernel_wg, nullptr);
+    const size_t limit = std::min(max_work_group_, kernel_wg > 0 ? kernel_wg : max_work_group_);
+    for (int d = 0; d < 3; ++d) l.global[d] = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
+    if (!info_.is_gpu) {
+      // CPU devices (PoCL) compile one work-group function per local size:
+      // one fixed size keeps that to one per program.
+      l.local[0] = 8;
+      l.local[1] = 2;
+      l.local[2] = 1;
+    } else if (launch.local[0] != 0) {
+      for (int d = 0; d < 3; ++d) l.local[d] = std::max<size_t>(launch.local[static_cast<size_t>(d)], 1);
+    } else {
+      // About 128 work items, x first (consecutive x are consecutive addresses).
+      const size_t budget = std::min<size_t>(128, limit);
+      l.local[0] = std::min(PowerOfTwoAtLeast(l.global[0]), std::min<size_t>(budget, 32));
+      l.local[1] = std::min(PowerOfTwoAtLeast(l.global[1]), budget / l.local[0]);
+      l.local[2] = std::min(PowerOfTwoAtLeast(l.global[2]), budget / (l.local[0] * l.local[1]));
+    }
+    size_t total = 1;
+    for (int d = 0; d < 3; ++d) {
+      l.local[d] = std::max<size_t>(1, std::min(l.local[d], max_item_[d] > 0 ? max_item_[d] : l.local[d]));
+      total *= l.local[d];
+    }
+    while (total > limit) {  // shrink the largest dimension until it fits
+      const int d = static_cast<int>(std::max_element(l.local, l.local + 3) - l.local);
+      total /= l.local[d];
+      l.local[d] = std::max<size_t>(1, l.local[d] / 2);
+      total *= l.local[d];
+    }
+    // The templates bound-check, so the grid is rounded up to whole groups.
+    for (int d = 0; d < 3; ++d) l.global[d] = (l.global[d] + l.local[d] - 1) / l.local[d] * l.local[d];
+    launches_.push_back(l);
+    return static_cast<int>(launches_.size()) - 1;
+  }
+
+  void ReleaseLaunch(int launch) override {
+    if (launch < 0 || launch >= static_cast<int>(launches_.size())) return;
+    Launch& l = launches_[static_cast<size_t>(launch)];
+    if (l.kernel != nullptr) api_.clReleaseKernel(l.kernel);
+    l.kernel = nullptr;
+  }
+
+  Status Enqueue(int launch) override {
+    const Launch& l = launches_[static_cast<size_t>(launch)];
+    cl_int err = api_.clEnqueueNDRangeKernel(queue_, l.kernel, 3, nullptr, l.global, l.local, 0, nullptr, nullptr);
+    return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueNDRangeKernel", err);
+  }
+
+  Status Finish() override {
+    cl_int err = api_.clFinish(queue_);
+    return err == CL_SUCCESS ? Status::Ok() : ClError("clFinish", err);
+  }
+
+ private:
+  struct Launch {
+    cl_kernel kernel = nullptr;
+    size_t global[3];
+    size_t local[3];
+  };
+
+  StatusOr<cl_program> Compile(const std::string& defines, const char* source, const std::string& entry) {
+    const std::string text = defines + kClPrelude + source;
+    const char* src = text.c_str();
+    const size_t len = text.size();
+    cl_int err = CL_SUCCESS;
+    cl_program program = api_.clCreateProgramWithSource(context_, 1, &src, &len, &err);
+    if (err != CL_SUCCESS) return ClError("clCreateProgramWithSource", err);
+    err = api_.clBuildProgram(program, 1, &device_id_, "-cl-mad-enable", nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      size_t n = 0;
+      api_.clGetProgramBuildInfo(program, device_id_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      if (n > 0) api_.clGetProgramBuildInfo(program, device_id_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+      api_.clReleaseProgram(program);
+      return InternalError(fmt::format("OpenCL: building kernel '{}' for {} failed: {}\n{}", entry, info_.name, ClErrorName(err), log));
+    }
+    return program;
+  }
+
+  const ClApi& api_;
+  cl_platform_id platform_;
+  cl_device_id device_id_;
+  DeviceInfo info_;
+  Precision precision_;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  size_t max_work_group_ = 64;
+  size_t max_item_[3] = {0, 0, 0};
+  std::vector<cl_mem> buffers_;
+  std::vector<Launch> launches_;
+  std::map<std::string, cl_program> programs_;
+};
+
+}  // namespace
+
+StatusOr<std::vector<DeviceInfo>> ListClDevices() {
+  RELITE_ASSIGN_OR_RETURN(const ClApi* api, LoadClApi());
+  RELITE_ASSIGN_OR_RETURN(std::vector<FoundDevice> found, FindDevices(*api));
+  std::vector<DeviceInfo> out;
+  for (auto& f : found) out.push_back(f.info);
+  return out;
+}
+
+StatusOr<std::unique_ptr<Backend>> CreateClBackend(const ClDeviceChoice& choice, Precision precision) {
+  RELITE_ASSIGN_OR_RETURN(const ClApi* api, LoadClApi());
+  RELITE_ASSIGN_OR_RETURN(std::vector<FoundDevice> found, FindDevices(*api));
+  std::string names;
+  for (size_t i = 0; i < found.size(); ++i) names += fmt::format("{}#{} {}", i ? ", " : "", i, found[i].info.Describe());
+  int pick = -1;
+  if (choice.index >= 0) {
+    if (choice.index >= static_cast<int>(found.size())) {
+      return NotFoundError(fmt::format("OpenCL device index {} does not exist (devices: {})", choice.index, names));
+    }
+    pick = choice.index;
+  } else if (!choice.name.empty()) {
+    for (size_t i = 0; i < found.size() && pick < 0; ++i) {
+      if (Lower(found[i].info.name + " " + found[i].info.platform).find(Lower(choice.name)) != std::string::npos) pick = static_cast<int>(i);
+    }
+    if (pick < 0) return NotFoundError(fmt::format("no OpenCL device matches '{}' (devices: {})", choice.name, names));
+  } else {
+    for (size_t i = 0; i < found.size() && pick < 0; ++i) {
+      if (found[i].info.is_gpu) pick = static_cast<int>(i);
+    }
+    if (pick < 0) pick = 0;
+  }
+  auto backend = std::make_unique<ClBackend>(*api, std::move(found[static_cast<size_t>(pick)]), precision);
+  RELITE_RETURN_IF_ERROR(backend->Init());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace relite::gpu::cl
+
+namespace relite::gpu {
+std::string DeviceInfo::Describe() const {
+  return fmt::format("{} ({}, {}, {})", name, platform, version, is_gpu ? "GPU" : "not a GPU");
+}
+}  // namespace relite::gpu

@@ -1,0 +1,346 @@
+#include "src/delegates/gpu/gpu_partition.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "src/delegates/gpu/half.h"
+#include "src/delegates/gpu/ops/layout.h"
+
+namespace relite::gpu {
+namespace {
+
+constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
+
+// A GPU tensor of the partition: a model tensor, or a node-local temporary.
+struct Value {
+  GpuShape shape;
+  bool constant = false;  // uploaded once in GPU layout
+  int first = -1, last = -1;  // launch steps using it
+  int buffer = -1;
+};
+
+class GpuPartitionKernel final : public Kernel {
+ public:
+  GpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph, const DelegatePartition& partition,
+                     std::vector<PartitionNode> nodes)
+      : backend_(std::move(backend)), partition_id_(partition.id), inputs_(partition.inputs), outputs_(partition.outputs),
+        nodes_(std::move(nodes)) {
+    for (int t : inputs_) {
+      const Tensor& x = graph.tensor(t);
+      input_shapes_.push_back(x.shape);
+      input_types_.push_back(x.type);
+      input_constant_.push_back(graph.is_constant(t));
+    }
+    for (int t : outputs_) {
+      output_shapes_.push_back(graph.tensor(t).shape);
+      output_types_.push_back(graph.tensor(t).type);
+    }
+    for (const PartitionNode& n : nodes_) {
+      for (int t : n.program.reads) tensor_shapes_[t] = graph.tensor(t).shape;
+      for (int t : n.program.writes) tensor_shapes_[t] = graph.tensor(t).shape;
+    }
+  }
+
+  ~GpuPartitionKernel() override {
+    if (backend_ == nullptr) return;
+    (void)backend_->Finish();
+    for (int l : launches_) backend_->ReleaseLaunch(l);
+    for (int b : owned_buffers_) backend_->ReleaseBuffer(b);
+  }
+
+  Status Prepare(KernelContext& ctx) override {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (input_constant_[i]) continue;
+      const Tensor& x = ctx.input(static_cast<int>(i));
+      if (x.shape != input_shapes_[i]) {
+        return UnimplementedError(fmt::format(
+            "GPU partition {}: input tensor {} has shape {}, but the partition was built for {}; resize inputs before "
+            "applying the GPU delegate",
+            partition_id_, inputs_[i], ShapeToString(x.shape), ShapeToString(input_shapes_[i])));
+      }
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(static_cast<int>(i), output_shapes_[i]));
+    if (!built_) {
+      Status s = Build(ctx);
+      if (!s.ok()) return s.WithContext(fmt::format("GPU partition {} on {}", partition_id_, backend_->device().name));
+      built_ = true;
+    }
+    return Status::Ok();
+  }
+
+  Status Eval(KernelContext& ctx) override {
+    for (const Boundary& in : boundary_inputs_) {
+      const Tensor& x = ctx.input(in.slot);
+      RELITE_RETURN_IF_ERROR(backend_->Write(in.staging, x.data, x.bytes, /*blocking=*/false));
+    }
+    for (int l : launches_) RELITE_RETURN_IF_ERROR(backend_->Enqueue(l));
+    for (const Boundary& out : boundary_outputs_) {
+      Tensor& y = ctx.output(out.slot);
+      RELITE_RETURN_IF_ERROR(backend_->Read(out.staging, y.data, y.bytes));
+    }
+    return backend_->Finish();
+  }
+
+ private:
+  struct Boundary {
+    int slot;
+    int staging;
+  };
+
+  StatusOr<int> NewBuffer(size_t bytes) {
+    RELITE_ASSIGN_OR_RETURN(int b, backend_->CreateBuffer(bytes));
+    owned_buffers_.push_back(b);
+    return b;
+  }
+
+  // Uploads `values` in the precision's storage type (or float32).
+  Status Upload(int buffer, const std::vector<float>& values, bool fp32) {
+    if (fp32 || backend_->precision() == Precision::kFp32) return backend_->Write(buffer, values.data(), values.size() * 4, true);
+    std::vector<uint16_t> half(values.size());
+    for (size_t i = 0; i < values.size(); ++i) half[i] = FloatToHalf(values[i]);
+    return backend_->Write(buffer, half.data(), half.size() * 2, true);
+  }
+
+  Status Build(KernelContext& ctx) {
+    std::map<int, int> input_slot, output_slot;
+    for (size_t i = 0; i < inputs_.size(); ++i) input_slot[inputs_[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < outputs_.size(); ++i) output_slot[outputs_[i]] = static_cast<int>(i);
+    const ConstantTensors constants = [&](int t) -> const Tensor& { return ctx.input(input_slot.at(t)); };
+
+    // The launch sequence: input conversions, the nodes, output conversions.
+    std::map<std::pair<int, int>, Value> values;  // (-1, tensor) or (node, temp)
+    std::vector<std::pair<KernelLaunch, int>> sequence;  // launch, node position (-1: boundary)
+    auto tensor_key = [](int t) { return std::make_pair(-1, t); };
+    std::set<int> gpu_reads;
+    for (const PartitionNode& n : nodes_) gpu_reads.insert(n.program.reads.begin(), n.program.reads.end());
+    for (const auto& [t, shape] : tensor_shapes_) {
+      RELITE_ASSIGN_OR_RETURN(GpuShape s, ToGpuShape(shape));
+      Value v;
+      v.shape = s;
+      auto slot = input_slot.find(t);
+      v.constant = slot != input_slot.end() && input_constant_[static_cast<size_t>(slot->second)];
+      values[tensor_key(t)] = v;
+    }
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const int t = inputs_[i];
+      if (input_constant_[i] || !gpu_reads.count(t)) continue;
+      const Value& v = values.at(tensor_key(t));
+      const size_t bytes = static_cast<size_t>(NumElements(input_shapes_[i])) * DataTypeSize(input_types_[i]);
+      RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
+      boundary_inputs_.push_back({static_cast<int>(i), staging});
+      sequence.push_back({ToGpuLayout(v.shape, input_types_[i], KernelArg::Int(-1000 - staging), KernelArg::Tensor(t)), -1});
+    }
+    std::vector<std::vector<int>> constant_buffers(nodes_.size());
+    for (size_t k = 0; k < nodes_.size(); ++k) {
+      const NodeProgram& p = nodes_[k].program;
+      for (size_t j = 0; j < p.temps.size(); ++j) {
+        Value v;
+        v.shape = p.temps[j];
+        values[{static_cast<int>(k), static_cast<int>(j)}] = v;
+      }
+      for (const ConstantBuffer& c : p.constants) {
+        std::vector<float> data(c.count, 0.f);
+        c.fill(constants, data.data());
+        RELITE_ASSIGN_OR_RETURN(int b, NewBuffer(c.count * (c.fp32 ? 4 : backend_->element4_bytes() / 4)));
+        RELITE_RETURN_IF_ERROR(Upload(b, data, c.fp32));
+        constant_buffers[k].push_back(b);
+      }
+      for (const KernelLaunch& l : p.launches) sequence.push_back({l, static_cast<int>(k)});
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const int t = outputs_[i];
+      const Value& v = values.at(tensor_key(t));
+      const size_t bytes = static_cast<size_t>(NumElements(output_shapes_[i])) * DataTypeSize(output_types_[i]);
+      RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
+      boundary_outputs_.push_back({static_cast<int>(i), staging});
+      sequence.push_back({FromGpuLayout(v.shape, output_types_[i], KernelArg::Tensor(t), KernelArg::Int(-1000 - staging)), -1});
+    }
+
+    // Lifetimes, then buffers: values whose lifetimes do not overlap share one.
+    auto key_of = [&](const KernelArg& a, int node) -> std::pair<int, int> {
+      return a.kind == KernelArg::Kind::kTensor ? tensor_key(a.id) : std::make_pair(node, static_cast<int>(a.id));
+    };
+    for (size_t step = 0; step < sequence.size(); ++step) {
+      for (const KernelArg& a : sequence[step].first.args) {
+        if (a.kind != KernelArg::Kind::kTensor && a.kind != KernelArg::Kind::kTemp) continue;
+        Value& v = values.at(key_of(a, sequence[step].second));
+        if (v.first < 0) v.first = static_cast<int>(step);
+        v.last = static_cast<int>(step);
+      }
+    }
+    for (int t : outputs_) values.at(tensor_key(t)).last = static_cast<int>(sequence.size());
+    std::vector<std::pair<int, std::pair<int, int>>> by_first;
+    for (auto& [key, v] : values) {
+      if (v.first < 0) continue;
+      if (v.constant) {
+        RELITE_ASSIGN_OR_RETURN(v.buffer, NewBuffer(static_cast<size_t>(v.shape.elements4()) * backend_->element4_bytes()));
+        RELITE_RETURN_IF_ERROR(UploadConstantTensor(v, constants(key.second)));
+        continue;
+      }
+      by_first.push_back({v.first, key});
+    }
+    std::sort(by_first.begin(), by_first.end());
+    std::vector<std::pair<size_t, int>> free_buffers;            // (bytes, buffer)
+    std::vector<std::pair<int, std::pair<size_t, int>>> active;  // (last step, (bytes, buffer))
+    for (const auto& [first, key] : by_first) {
+      Value& v = values.at(key);
+      for (auto it = active.begin(); it != active.end();) {
+        if (it->first < first) {
+          free_buffers.push_back(it->second);
+          it = active.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      const size_t bytes = static_cast<size_t>(v.shape.elements4()) * backend_->element4_bytes();
+      auto best = free_buffers.end();
+      for (auto it = free_buffers.begin(); it != free_buffers.end(); ++it) {
+        if (it->first >= bytes && (best == free_buffers.end() || it->first < best->first)) best = it;
+      }
+      std::pair<size_t, int> buf;
+      if (best != free_buffers.end()) {
+        buf = *best;
+        free_buffers.erase(best);
+      } else {
+        RELITE_ASSIGN_OR_RETURN(int b, NewBuffer(bytes));
+        buf = {bytes, b};
+        gpu_bytes_ += bytes;
+      }
+      v.buffer = buf.second;
+      active.push_back({v.last, buf});
+    }
+
+    // Bind and create every launch.
+    for (const auto& [launch, node] : sequence) {
+      std::vector<BoundArg> bound;
+      for (const KernelArg& a : launch.args) {
+        BoundArg b;
+        switch (a.kind) {
+          case KernelArg::Kind::kTensor:
+          case KernelArg::Kind::kTemp:
+            b.kind = BoundArg::Kind::kBuffer;
+            b.buffer = values.at(key_of(a, node)).buffer;
+            break;
+          case KernelArg::Kind::kConstant:
+            b.kind = BoundArg::Kind::kBuffer;
+            b.buffer = constant_buffers.at(static_cast<size_t>(node)).at(static_cast<size_t>(a.id));
+            break;
+          case KernelArg::Kind::kInt:
+            if (a.id <= -1000 && node < 0) {  // a staging buffer
+              b.kind = BoundArg::Kind::kBuffer;
+              b.buffer = -1000 - a.id;
+            } else {
+              b.kind = BoundArg::Kind::kInt;
+              b.i = a.id;
+            }
+            break;
+          case KernelArg::Kind::kFloat:
+            b.kind = BoundArg::Kind::kFloat;
+            b.f = a.value;
+            break;
+        }
+        bound.push_back(b);
+      }
+      RELITE_ASSIGN_OR_RETURN(int id, backend_->CreateLaunch(launch, bound));
+      launches_.push_back(id);
+    }
+    return Status::Ok();
+  }
+
+  Status UploadConstantTensor(const Value& v, const Tensor& t) {
+    const GpuShape& s = v.shape;
+    const int S = s.slices();
+    std::vector<float> data(static_cast<size_t>(s.elements4()) * 4, 0.f);
+    const bool is_bool = t.type == DataType::kBool;
+    for (int b = 0; b < s.b; ++b)
+      for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x)
+          for (int c = 0; c < s.c; ++c) {
+            const int64_t src = ((static_cast<int64_t>(b) * s.h + y) * s.w + x) * s.c + c;
+            const int64_t dst = (((static_cast<int64_t>(b) * S + c / 4) * s.h + y) * s.w + x) * 4 + c % 4;
+            data[static_cast<size_t>(dst)] = is_bool ? (t.data_as<bool>()[src] ? 1.f : 0.f) : t.data_as<float>()[src];
+          }
+    return Upload(v.buffer, data, false);
+  }
+
+  std::shared_ptr<Backend> backend_;
+  int partition_id_;
+  std::vector<int> inputs_, outputs_;
+  std::vector<Shape> input_shapes_, output_shapes_;
+  std::vector<DataType> input_types_, output_types_;
+  std::vector<bool> input_constant_;
+  std::map<int, Shape> tensor_shapes_;
+  std::vector<PartitionNode> nodes_;
+  bool built_ = false;
+  std::vector<Boundary> boundary_inputs_, boundary_outputs_;
+  std::vector<int> launches_;
+  std::vector<int> owned_buffers_;
+  size_t gpu_bytes_ = 0;
+};
+
+}  // namespace
+
+int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> producer;  // tensor -> position in nodes
+  std::map<int, int> readers;
+  for (const PartitionNode& n : nodes) {
+    for (int t : n.program.reads) ++readers[t];
+  }
+  int fused = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Node& node = graph.node(nodes[k].node);
+    float lo = 0.f, hi = 0.f;
+    bool clamp = true;
+    switch (node.builtin_code) {
+      case kRelu:
+        lo = 0.f;
+        hi = std::numeric_limits<float>::infinity();
+        break;
+      case kRelu6:
+        lo = 0.f;
+        hi = 6.f;
+        break;
+      case kReluN1To1:
+        lo = -1.f;
+        hi = 1.f;
+        break;
+      default:
+        clamp = false;
+    }
+    if (clamp && node.inputs.size() == 1 && node.outputs.size() == 1) {
+      const int in = node.inputs[0];
+      auto p = producer.find(in);
+      if (p != producer.end() && !outputs.count(in) && readers[in] == 1) {
+        NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
+        KernelLaunch& last = prod.launches.back();
+        if (last.fusable_output_arg >= 0 && last.args[static_cast<size_t>(last.fusable_output_arg)].kind == KernelArg::Kind::kTensor &&
+            last.args[static_cast<size_t>(last.fusable_output_arg)].id == in) {
+          const int out = node.outputs[0];
+          last.act_min = std::max(last.act_min, lo);
+          last.act_max = std::min(last.act_max, hi);
+          last.args[static_cast<size_t>(last.fusable_output_arg)] = KernelArg::Tensor(out);
+          std::replace(prod.writes.begin(), prod.writes.end(), in, out);
+          nodes[k].program = NodeProgram();
+          producer[out] = p->second;
+          ++fused;
+          continue;
+        }
+      }
+    }
+    for (int t : nodes[k].program.writes) producer[t] = static_cast<int>(k);
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return fused;
+}
+
+StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,
+                                                           const DelegatePartition& partition,
+                                                           std::vector<PartitionNode> nodes) {
+  return std::unique_ptr<Kernel>(std::make_unique<GpuPartitionKernel>(std::move(backend), graph, partition, std::move(nodes)));
+}
+
+}  // namespace relite::gpu

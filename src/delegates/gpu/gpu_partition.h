@@ -1,0 +1,28 @@
+// The kernel that runs one GPU partition: boundary conversions, the nodes'
+// launches on one in-order queue, one wait at the end.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "relite/delegate.h"
+#include "relite/kernel.h"
+#include "src/delegates/gpu/backend.h"
+#include "src/delegates/gpu/gpu_program.h"
+
+namespace relite::gpu {
+
+struct PartitionNode {
+  int node = -1;
+  NodeProgram program;
+};
+
+// Folds RELU/RELU6/RELU_N1_TO_1 nodes into the launch producing their input
+// when that tensor is used by nothing else; returns the nodes folded away.
+int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
+StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,
+                                                           const DelegatePartition& partition,
+                                                           std::vector<PartitionNode> nodes);
+
+}  // namespace relite::gpu

@@ -1,0 +1,103 @@
+// Backend-neutral description of what the GPU runs for one node: kernel
+// launches over GPU tensors, plus constant buffers filled from the model.
+//
+// An op's emitter (ops/<op>.cc) validates the node and records this
+// description; the delegate's support check *is* that recording, and the
+// partition kernel only instantiates what was recorded, so a node the check
+// accepted cannot fail to build. Kernel sources are templates written against
+// the prelude's macros (KERNEL, GLOBAL, STORAGE, LOAD4/STORE4, GLOBAL_ID, ACT),
+// which each backend defines (OpenCL now, CUDA next).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "relite/delegate.h"
+#include "relite/status.h"
+#include "relite/tensor.h"
+
+namespace relite::gpu {
+
+enum class Precision : uint8_t { kFp32, kFp16 };
+
+// A tensor as the GPU stores it: BHWC with the channels in ceil(C/4) slices
+// of 4 (channels past C hold zeros, which every kernel keeps so), element (b, y, x, s) at
+// ((b * S + s) * H + y) * W + x, each element a float4 or half4.
+// Lower ranks map as TFLite's GPU delegate maps them: [C] -> 1,1,1,C;
+// [B,C] -> B,1,1,C; [B,W,C] -> B,1,W,C.
+struct GpuShape {
+  int32_t b = 1, h = 1, w = 1, c = 1;
+  int32_t slices() const { return (c + 3) / 4; }
+  int64_t elements4() const { return static_cast<int64_t>(b) * h * w * slices(); }
+  int64_t elements() const { return static_cast<int64_t>(b) * h * w * c; }
+  bool operator==(const GpuShape&) const = default;
+};
+StatusOr<GpuShape> ToGpuShape(const Shape& shape);
+// Which GpuShape dimension (0 = B, 1 = H, 2 = W, 3 = C) axis `axis` of a
+// rank-`rank` tensor is (axis already normalised to [0, rank)).
+int GpuAxis(int rank, int axis);
+std::string GpuShapeToString(const GpuShape& s);
+
+// Identifies a buffer in a node program: a model tensor (its index), a
+// node-local temporary (kTemp, index into NodeProgram::temps) or a constant
+// buffer (kConstant, index into NodeProgram::constants).
+struct KernelArg {
+  enum class Kind : uint8_t { kTensor, kTemp, kConstant, kInt, kFloat };
+  Kind kind = Kind::kInt;
+  int32_t id = 0;     // tensor index / temp / constant index, or the int value
+  float value = 0.f;  // kFloat
+  static KernelArg Tensor(int tensor) { return {Kind::kTensor, tensor, 0.f}; }
+  static KernelArg Temp(int temp) { return {Kind::kTemp, temp, 0.f}; }
+  static KernelArg Constant(int constant) { return {Kind::kConstant, constant, 0.f}; }
+  static KernelArg Int(int32_t v) { return {Kind::kInt, v, 0.f}; }
+  static KernelArg Float(float v) { return {Kind::kFloat, 0, v}; }
+};
+
+struct KernelLaunch {
+  std::string entry;                // kernel function name in `source`
+  const char* source = nullptr;     // template text (static storage)
+  std::string defines;              // extra "#define X v" lines; part of the program key
+  std::vector<KernelArg> args;
+  std::array<size_t, 3> global{1, 1, 1};
+  std::array<size_t, 3> local{0, 0, 0};  // 0: let the backend choose
+  // Clamp applied by the template's ACT(v) to every value it stores; a
+  // following RELU/RELU6/RELU_N1_TO_1 node can be folded into it.
+  float act_min = -std::numeric_limits<float>::infinity();
+  float act_max = std::numeric_limits<float>::infinity();
+  // Index into args of the tensor this launch writes with ACT applied, or -1
+  // when ACT is not applied to the stored values (no clamp fusion).
+  int fusable_output_arg = -1;
+};
+
+// Read access to the partition's constant tensors when constants are filled
+// (at the first AllocateTensors; folded constants have data from then on).
+using ConstantTensors = std::function<const Tensor&(int tensor_index)>;
+
+struct ConstantBuffer {
+  // Number of float values; stored in the precision's storage type, except
+  // when `fp32` is set (values that must keep full precision).
+  size_t count = 0;
+  bool fp32 = false;
+  // Writes exactly `count` values. Must not fail: the emitter validated
+  // every shape and type it depends on.
+  std::function<void(const ConstantTensors& tensors, float* out)> fill;
+};
+
+// Everything one node runs on the GPU.
+struct NodeProgram {
+  std::vector<KernelLaunch> launches;
+  std::vector<ConstantBuffer> constants;
+  std::vector<GpuShape> temps;  // node-local scratch tensors (GPU layout)
+  // Model tensors the launches read as GPU tensors (constant ones among
+  // them are uploaded once, in GPU layout).
+  std::vector<int> reads;
+  std::vector<int> writes;
+  double cost = 1.0;  // estimated work (MACs or elements), for partition ranking
+};
+
+}  // namespace relite::gpu

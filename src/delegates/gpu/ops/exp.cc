@@ -1,0 +1,9 @@
+// EXP.
+#include "src/delegates/gpu/ops/emitters.h"
+#include "src/delegates/gpu/ops/internal/elementwise.h"
+
+namespace relite::gpu {
+
+Status EmitExp(OpBuilder& b) { return EmitUnary(b, "exp(x)"); }
+
+}  // namespace relite::gpu

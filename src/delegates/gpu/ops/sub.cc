@@ -1,0 +1,9 @@
+// SUB: a - b, broadcasting, fused clamp.
+#include "src/delegates/gpu/ops/emitters.h"
+#include "src/delegates/gpu/ops/internal/elementwise.h"
+
+namespace relite::gpu {
+
+Status EmitSub(OpBuilder& b) { return EmitBinary(b, "a - b", true); }
+
+}  // namespace relite::gpu
