@@ -32,14 +32,18 @@ int ReportError(const Status& status) {
 }
 
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors,
-                 const std::string& delegate) {
-  if (!delegate.empty()) {
-    // An unknown name is an error before any work.
-    DelegateFlags flags;
-    flags.name = delegate;
-    auto d = CreateDelegate(flags);
-    if (!d.ok()) return d.status();
-    loaded->delegate = std::move(*d);
+                 const DelegateFlags& delegate) {
+  if (!delegate.name.empty()) {
+    // An unknown name or device is an error before any work; a delegate this
+    // machine cannot run (no OpenCL) leaves the model on the CPU.
+    auto d = CreateDelegate(delegate);
+    if (!d.ok() && d.status().code() == StatusCode::kUnavailable) {
+      std::fprintf(stderr, "WARNING: %s; running on the CPU\n", d.status().message().c_str());
+    } else if (!d.ok()) {
+      return d.status();
+    } else {
+      loaded->delegate = std::move(*d);
+    }
   }
   auto model = Model::FromFile(path);
   if (!model.ok()) {

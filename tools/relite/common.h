@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "relite/relite.h"
+#include "tools/relite/delegates.h"
 
 namespace relite::cli {
 
@@ -23,12 +24,12 @@ struct RunOptions {
   std::string float_range = "-1,1";
   bool save_inputs = false;
   std::string dump_tensors;
-  std::string delegate;
+  DelegateFlags delegate;
 };
 struct InspectOptions {
   std::string model;
   int threads = 0;
-  std::string delegate;
+  DelegateFlags delegate;
 };
 struct BenchOptions {
   std::string model;
@@ -37,7 +38,7 @@ struct BenchOptions {
   int warmup = 5;
   bool json = false;
   bool profile = false;  // per-op time table after the timed runs
-  std::string delegate;
+  DelegateFlags delegate;
 };
 
 // Each returns the process exit code; errors are printed with ReportError.
@@ -62,10 +63,12 @@ struct Loaded {
 };
 // Loads `path`; builds and allocates the interpreter unless `build` is false.
 // On a build error `*loaded` keeps the model so callers can still describe it.
-// A non-empty `delegate` names a registered delegate (tools/relite/delegates.h),
-// applied before allocation; its placement report goes to stderr.
+// A non-empty `delegate.name` names a registered delegate (tools/relite/delegates.h),
+// applied before allocation; its placement report goes to stderr. A delegate
+// that is unavailable on this machine (no OpenCL) is a warning: the model runs
+// on the CPU.
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false,
-                 const std::string& delegate = "");
+                 const DelegateFlags& delegate = {});
 
 // "none", "scale=0.0078125 zp=128", "per-channel(32) dim=3 scale=[0.001..0.02]".
 std::string QuantSummary(const Quantization& q);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "relite/gpu_delegate.h"
+
 namespace relite::cli {
 namespace {
 
@@ -34,14 +36,41 @@ StatusOr<std::unique_ptr<Delegate>> CreateDelegate(const DelegateFlags& flags) {
     return NotFoundError(fmt::format("unknown delegate '{}' (available: {})", flags.name, available));
   }
   auto delegate = it->second.create(flags);
-  if (!delegate.ok()) return delegate.status().WithContext(fmt::format("delegate '{}'", flags.name));
+  if (!delegate.ok()) {
+    // "GPU delegate unavailable: ..." already names the delegate.
+    if (delegate.status().code() == StatusCode::kUnavailable) return delegate.status();
+    return delegate.status().WithContext(fmt::format("delegate '{}'", flags.name));
+  }
   if (*delegate == nullptr) return InternalError(fmt::format("delegate '{}': the factory returned nothing", flags.name));
   return delegate;
 }
 
+namespace {
+
+StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFlags& flags) {
+  GpuDelegateOptions options;
+  if (flags.precision == "fp16") {
+    options.precision = GpuPrecision::kFp16;
+  } else if (flags.precision != "fp32") {
+    return InvalidArgumentError(fmt::format("--precision must be fp32 or fp16, got '{}'", flags.precision));
+  }
+  if (!flags.device.empty()) {
+    const bool numeric = std::all_of(flags.device.begin(), flags.device.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (numeric && flags.device.size() < 6) {
+      options.device_index = std::stoi(flags.device);
+    } else {
+      options.device_name = flags.device;
+    }
+  }
+  auto delegate = CreateGpuDelegate(options);
+  if (delegate.ok()) std::fprintf(stderr, "INFO: GPU delegate on %s, %s\n", GpuDelegateDevice(**delegate).c_str(), flags.precision.c_str());
+  return delegate;
+}
+
+}  // namespace
+
 void RegisterBuiltinDelegates() {
-  // One line per delegate this build ships, e.g.
-  //   RegisterDelegate("gpu", "OpenCL GPU delegate (fp32/fp16)", CreateGpuDelegateFromFlags);
+  RegisterDelegate("gpu", "OpenCL GPU delegate (fp32, or fp16 storage with --precision fp16)", CreateGpuDelegateFromFlags);
 }
 
 }  // namespace relite::cli

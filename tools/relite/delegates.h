@@ -13,10 +13,11 @@
 
 namespace relite::cli {
 
-// Command-line settings a delegate factory may read (more to come with the
-// GPU delegate: precision, device).
+// Command-line settings a delegate factory may read.
 struct DelegateFlags {
   std::string name;
+  std::string precision = "fp32";  // --precision fp32|fp16
+  std::string device;              // --gpu-device N or a name substring
 };
 
 using DelegateFactory = std::function<StatusOr<std::unique_ptr<Delegate>>(const DelegateFlags& flags)>;

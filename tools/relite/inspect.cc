@@ -189,7 +189,7 @@ int InspectCommand(const InspectOptions& o) {
   if (loaded.model == nullptr) return ReportError(build_status);
   // A delegate that cannot be created (unknown name) is an error, not a
   // model to describe without it.
-  if (!o.delegate.empty() && loaded.delegate == nullptr) return ReportError(build_status);
+  if (!o.delegate.name.empty() && loaded.delegate == nullptr && !build_status.ok()) return ReportError(build_status);
   const Model& model = *loaded.model;
   Interpreter* interp = loaded.interpreter.get();
   const tflite::Model* fb = model.fb();

@@ -50,15 +50,23 @@ int Main(int argc, char** argv) {
                 "Also write the inputs as fed (input_K.bin, input_K.npy) to --output-dir");
   run->add_option("--dump-tensors", run_opts.dump_tensors,
                   "Keep every intermediate tensor and write each as DIR/tensor_<index>.npy (layer-by-layer diffing)");
-  run->add_option("--delegate", run_opts.delegate, delegate_help)->type_name("NAME");
+  run->add_option("--delegate", run_opts.delegate.name, delegate_help)->type_name("NAME");
+  run->add_option("--precision", run_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  run->add_option("--gpu-device", run_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
+      ->type_name("N|NAME");
 
   relite::cli::InspectOptions inspect_opts;
   CLI::App* inspect =
       app.add_subcommand("inspect", "Describe the model: inputs, outputs, operators, tensors, memory plan");
   inspect->add_option("MODEL", inspect_opts.model, "The .tflite model")->required();
   inspect->add_option("--threads,-t", inspect_opts.threads, threads_help)->check(CLI::Range(1, 1024));
-  inspect->add_option("--delegate", inspect_opts.delegate, delegate_help + "; adds a node-by-node placement table")
+  inspect->add_option("--delegate", inspect_opts.delegate.name, delegate_help + "; adds a node-by-node placement table")
       ->type_name("NAME");
+  inspect->add_option("--precision", inspect_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  inspect->add_option("--gpu-device", inspect_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
+      ->type_name("N|NAME");
 
   relite::cli::BenchOptions bench_opts;
   CLI::App* bench = app.add_subcommand("bench", "Measure init time, first inference and steady-state latency");
@@ -69,7 +77,11 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000000));
   bench->add_flag("--json", bench_opts.json, "Print one JSON object instead of a table");
   bench->add_flag("--profile", bench_opts.profile, "Also time every operator and print the time per op type");
-  bench->add_option("--delegate", bench_opts.delegate, delegate_help)->type_name("NAME");
+  bench->add_option("--delegate", bench_opts.delegate.name, delegate_help)->type_name("NAME");
+  bench->add_option("--precision", bench_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  bench->add_option("--gpu-device", bench_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
+      ->type_name("N|NAME");
 
   relite::cli::ConvertOptions convert_opts;
   CLI::App* convert = app.add_subcommand("convert", "Rewrite a model: --dequantize turns a quantized model into a float one");
