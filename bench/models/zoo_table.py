@@ -4,7 +4,9 @@
 Writes every zoo model (float32 weights, and float16 weights with --float16)
 into a cache folder (reused while the relite binary is older than the file),
 then runs `relite bench MODEL --json` on the CPU and, when this relite lists a
-gpu delegate under `bench --delegate`, with `--delegate gpu` too.
+gpu delegate under `bench --delegate`, with `--delegate gpu` in fp32 and fp16
+too (where no OpenCL device exists those runs fall back to the CPU, with a
+warning).
 
   python3 bench/models/zoo_table.py [--relite build/release/relite]
       [--cache ~/.cache/relite/zoo] [--threads 2] [--runs 20] [--models a,b,...]
@@ -66,7 +68,8 @@ def main():
     models = [m for m in args.models.split(",") if m] or ZOO
     variants = ["float32"] + (["float16"] if args.float16 else [])
     gpu, gpu_note = gpu_delegate_status(args.relite)
-    backends = [("cpu", [])] + ([("gpu", ["--delegate", "gpu"])] if gpu else [])
+    backends = [("cpu", [])] + ([("gpu fp32", ["--delegate", "gpu"]), ("gpu fp16", ["--delegate", "gpu", "--precision", "fp16"])]
+                                if gpu else [])
 
     header = ["model", "weights", "file MiB"]
     for b, _ in backends:
