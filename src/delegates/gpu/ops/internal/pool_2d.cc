@@ -1,0 +1,84 @@
+// Each work item pools one output pixel for one slice of 4 channels over
+// the window clipped to the input, as the CPU kernel does: padding cells
+// never count (the average divides by the in-bounds cells; the maximum
+// skips NaNs like the CPU's "greater wins").
+#include "src/delegates/gpu/ops/internal/pool_2d.h"
+
+#include <fmt/format.h>
+
+#include "src/core/ops/params.h"
+
+namespace relite::gpu {
+namespace {
+
+constexpr const char* kPoolSource = R"CL(
+KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, int srcH, int W, int H, int HB, int S, int C,
+                    int KH, int KW, int strideW, int strideH, int padW, int padH) {
+  int x = GLOBAL_ID(0), yb = GLOBAL_ID(1), s = GLOBAL_ID(2);
+  if (x >= W || yb >= HB || s >= S) return;
+  int n = yb / H, y = yb - n * H;
+  int x0 = x * strideW - padW, y0 = y * strideH - padH;
+  int ky0 = y0 < 0 ? -y0 : 0, kx0 = x0 < 0 ? -x0 : 0;
+  int ky1 = srcH - y0 < KH ? srcH - y0 : KH, kx1 = srcW - x0 < KW ? srcW - x0 : KW;
+#if AVERAGE
+  float4 acc = F4(0.0f);
+#else
+  float4 acc = F4(-3.402823466e+38f);
+#endif
+  int plane = (n * S + s) * srcH;
+  for (int ky = ky0; ky < ky1; ++ky) {
+    int row = (plane + y0 + ky) * srcW + x0;
+    for (int kx = kx0; kx < kx1; ++kx) {
+      float4 v = LOAD4(src, row + kx);
+#if AVERAGE
+      acc += v;
+#else
+      acc = fmax(acc, v);
+#endif
+    }
+  }
+#if AVERAGE
+  int count = (ky1 > ky0 ? ky1 - ky0 : 0) * (kx1 > kx0 ? kx1 - kx0 : 0);
+  if (count > 0) acc = acc / F4((float)count);
+#endif
+  STORE4(dst, ((n * S + s) * H + y) * W + x, mask_tail(ACT(acc), s, C));
+}
+)CL";
+
+}  // namespace
+
+Status EmitPool2D(OpBuilder& b, bool average) {
+  RELITE_ASSIGN_OR_RETURN(int in, b.Input(0));
+  RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
+  RELITE_ASSIGN_OR_RETURN(Pool2DParams p, ParsePool2DParams(b.node()));
+  RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
+  RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
+  if (!IsClampActivation(p.activation)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(p.activation)));
+  if (b.tensor(in).shape.size() != 4 || b.tensor(out).shape.size() != 4) return NotOnGpu("input and output must be 4-D");
+  RELITE_ASSIGN_OR_RETURN(GpuShape si, b.Shape(in));
+  RELITE_ASSIGN_OR_RETURN(GpuShape so, b.Shape(out));
+  const PaddedDim ph = ComputePaddedDim(p.padding, si.h, p.filter_h, p.stride_h, 1);
+  const PaddedDim pw = ComputePaddedDim(p.padding, si.w, p.filter_w, p.stride_w, 1);
+  if (ph.out != so.h || pw.out != so.w || si.b != so.b || si.c != so.c) {
+    return InvalidArgumentError(fmt::format("{}: output shape {} does not match pooling {}", b.node().Describe(),
+                                            GpuShapeToString(so), GpuShapeToString(si)));
+  }
+  KernelLaunch l;
+  l.entry = "pool_2d";
+  l.source = kPoolSource;
+  l.defines = fmt::format("#define AVERAGE {}\n", average ? 1 : 0);
+  const ActivationRange r = GetActivationRange(p.activation);
+  l.act_min = r.min;
+  l.act_max = r.max;
+  l.args = {b.Read(in), b.Write(out), KernelArg::Int(si.w), KernelArg::Int(si.h), KernelArg::Int(so.w), KernelArg::Int(so.h),
+            KernelArg::Int(so.h * so.b), KernelArg::Int(so.slices()), KernelArg::Int(so.c), KernelArg::Int(p.filter_h),
+            KernelArg::Int(p.filter_w), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h), KernelArg::Int(pw.pad_before),
+            KernelArg::Int(ph.pad_before)};
+  l.global = GridOf(so);
+  l.fusable_output_arg = 1;
+  b.Launch(std::move(l));
+  b.SetCost(static_cast<double>(so.elements()) * p.filter_h * p.filter_w);
+  return Status::Ok();
+}
+
+}  // namespace relite::gpu
