@@ -1,10 +1,18 @@
-// CONV_2D: direct convolution; each work item computes one output pixel for
-// one slice of 4 output channels, accumulating in float.
+// CONV_2D: direct convolution accumulating in float. Each work item computes
+// BLOCK_X adjacent output pixels of a row for BLOCK_S slices of 4 output
+// channels: every input float4 it loads serves BLOCK_S slices and every weight
+// float4 serves BLOCK_X pixels. When the output has too few such items to keep
+// a GPU busy, LANES work items of a work group split the input slices of one
+// block and add their partial sums in local memory. ChooseBlock picks the
+// variant from the shapes.
 //
 // Weights are repacked at build time so that for output slice `so`, tap
 // (ky, kx) and input slice `si` the four float4s w0..w3 (one per input
 // channel of the slice, each holding 4 output channels) are adjacent:
-//   float4 index ((so * KH + ky) * KW + kx) * Si * 4 + si * 4 + k.
+//   float4 index ((so * KH + ky) * KW + kx) * Si * 4 + si * 4 + k,
+// with the output slices padded with zeros to a multiple of BLOCK_S.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "src/core/ops/params.h"
@@ -17,33 +25,122 @@ namespace {
 constexpr const char* kConv2DSource = R"CL(
 KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
                     GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int dstW, int dstH, int dstHB, int dstS,
-                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH) {
-  int x = GLOBAL_ID(0), yb = GLOBAL_ID(1), so = GLOBAL_ID(2);
-  if (x >= dstW || yb >= dstHB || so >= dstS) return;
+                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH, int dstWB) {
+#if LANES == 1
+  int xb = GLOBAL_ID(0), yb = GLOBAL_ID(1), sb = GLOBAL_ID(2), lane = 0;
+  if (xb >= dstWB || yb >= dstHB || sb * BLOCK_S >= dstS) return;
+  int active = 1;
+#else
+  // Dimension 0 is the work group's LANES lanes, which share the input slices
+  // of one pixel block; dimension 1 the pixel blocks.
+  int lane = LOCAL_ID(0), pix = GLOBAL_ID(1), sb = GLOBAL_ID(2);
+  int xb = pix % dstWB, yb = pix / dstWB;
+  int active = yb < dstHB && sb * BLOCK_S < dstS;  // the others still reach the barrier
+#endif
+  int x = xb * BLOCK_X, so = sb * BLOCK_S;
   int n = yb / dstH, y = yb - n * dstH;
-  float4 acc = LOAD4(bias, so);
+  float4 acc[BLOCK_S][BLOCK_X];
+  for (int s = 0; s < BLOCK_S; ++s) {
+    for (int p = 0; p < BLOCK_X; ++p) acc[s][p] = F4(0.0f);
+  }
   int x0 = x * strideW - padW, y0 = y * strideH - padH;
   int plane = srcH * srcW;
-  for (int ky = 0; ky < KH; ++ky) {
+  int slice_w = KH * KW * srcS * 4;  // float4s between two output slices' weights
+  for (int ky = 0; ky < KH && active; ++ky) {
     int iy = y0 + ky * dilH;
     if (iy < 0 || iy >= srcH) continue;
+    int row = (n * srcS * srcH + iy) * srcW;
     for (int kx = 0; kx < KW; ++kx) {
-      int ix = x0 + kx * dilW;
-      if (ix < 0 || ix >= srcW) continue;
-      int w = ((so * KH + ky) * KW + kx) * srcS * 4;
-      int i = (n * srcS * srcH + iy) * srcW + ix;
-      for (int si = 0; si < srcS; ++si) {
-        float4 v = LOAD4(src, i);
-        acc += v.x * LOAD4(weights, w) + v.y * LOAD4(weights, w + 1) + v.z * LOAD4(weights, w + 2) +
-               v.w * LOAD4(weights, w + 3);
-        i += plane;
-        w += 4;
+      int ix[BLOCK_X];
+      int any = 0;
+      for (int p = 0; p < BLOCK_X; ++p) {
+        ix[p] = x0 + p * strideW + kx * dilW;
+        any |= ix[p] >= 0 && ix[p] < srcW;
+      }
+      if (!any) continue;
+      int w_tap = ((so * KH + ky) * KW + kx) * srcS * 4;
+      for (int si = lane; si < srcS; si += LANES) {
+        int i = row + si * plane;
+        int w = w_tap + si * 4;
+        float4 v[BLOCK_X];
+        for (int p = 0; p < BLOCK_X; ++p) v[p] = ix[p] >= 0 && ix[p] < srcW ? LOAD4(src, i + ix[p]) : F4(0.0f);
+        for (int s = 0; s < BLOCK_S; ++s) {
+          int ws = w + s * slice_w;
+          float4 w0 = LOAD4(weights, ws), w1 = LOAD4(weights, ws + 1);
+          float4 w2 = LOAD4(weights, ws + 2), w3 = LOAD4(weights, ws + 3);
+          for (int p = 0; p < BLOCK_X; ++p) acc[s][p] += v[p].x * w0 + v[p].y * w1 + v[p].z * w2 + v[p].w * w3;
+        }
       }
     }
   }
-  STORE4(dst, ((n * dstS + so) * dstH + y) * dstW + x, ACT(acc));
+#if LANES > 1
+  LOCAL_MEM float4 partial[MAX_GROUP_PIXELS * BLOCK_S * BLOCK_X * LANES];
+  int base = LOCAL_ID(1) * BLOCK_S * BLOCK_X * LANES + lane;
+  for (int s = 0; s < BLOCK_S; ++s) {
+    for (int p = 0; p < BLOCK_X; ++p) partial[base + (s * BLOCK_X + p) * LANES] = acc[s][p];
+  }
+  BARRIER();
+  if (lane != 0 || !active) return;
+  for (int s = 0; s < BLOCK_S; ++s) {
+    for (int p = 0; p < BLOCK_X; ++p) {
+      for (int k = 1; k < LANES; ++k) acc[s][p] += partial[base + (s * BLOCK_X + p) * LANES + k];
+    }
+  }
+#endif
+  for (int s = 0; s < BLOCK_S; ++s) {
+    if (so + s >= dstS) break;
+    float4 b = LOAD4(bias, so + s);
+    int o = ((n * dstS + so + s) * dstH + y) * dstW + x;
+    for (int p = 0; p < BLOCK_X; ++p) {
+      if (x + p < dstW) STORE4(dst, o + p, ACT(acc[s][p] + b));
+    }
+  }
 }
 )CL";
+
+struct Block {
+  int x = 1, s = 1;  // output pixels along a row, output slices
+  int lanes = 1;     // work items sharing one block's input slices
+};
+
+// The lanes are dimension 0 of a work group of (kLanes, kMaxGroupPixels, 1):
+// 8 is also the dimension 0 the OpenCL backend fixes on CPU devices (PoCL:
+// (8, 2, 1)), and 64 work items stay within any GPU's work-group limit, which
+// the backend would otherwise meet by shrinking the group.
+constexpr int kLanes = 8;
+constexpr int kMaxGroupPixels = 8;
+
+// Chosen from kernel timings on an NVIDIA H200 (mobilenet/deeplab-sized
+// layers, fp32 and fp16). The kernel is latency-bound while the grid is
+// small, so:
+//  - few output items (deep, small layers such as 7x7x1024): 8 lanes split the
+//    input slices, 2 pixels per item share the weight loads (7x7x1024: 4x);
+//  - many items with many input slices (65x65x320): 4 slices x 2 pixels per
+//    item while at least kMinItems remain (1.1-1.4x);
+//  - in between, 2 pixels per item when there is enough work per item;
+//  - otherwise (few input slices) one pixel and one slice per item.
+Block ChooseBlock(const GpuShape& in, const GpuShape& out, int taps) {
+  constexpr int64_t kMinItems = 32768;
+  auto items = [&](int bx, int bs) {
+    return static_cast<int64_t>((out.w + bx - 1) / bx) * out.h * out.b * ((out.slices() + bs - 1) / bs);
+  };
+  const int64_t work = static_cast<int64_t>(taps) * in.slices();
+  Block b;
+  if (items(1, 1) < kMinItems) {
+    if (in.slices() >= 2 * kLanes) {
+      b.lanes = kLanes;
+      b.x = out.w >= 2 ? 2 : 1;
+    }
+  } else if (items(1, 1) >= 4 * kMinItems && in.slices() >= 32) {
+    for (int bs : {2, 4}) {
+      if (out.slices() >= bs && items(b.x, bs) >= kMinItems) b.s = bs;
+    }
+    if (out.w >= 2 && items(2, b.s) >= kMinItems) b.x = 2;
+  } else if (items(1, 1) < 4 * kMinItems && work >= 32 && out.w >= 2) {
+    b.x = 2;
+  }
+  return b;
+}
 
 }  // namespace
 
@@ -57,6 +154,7 @@ Status EmitConv2D(OpBuilder& b) {
   RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
   RELITE_RETURN_IF_ERROR(b.RequireFloat(filter, "the filter"));
   if (!b.IsConstant(filter)) return NotOnGpu("the filter must be constant");
+  if (b.tensor(filter).sparsity != nullptr) return NotOnGpu("sparse filters are not supported");
   if (bias >= 0) {
     RELITE_RETURN_IF_ERROR(b.RequireFloat(bias, "the bias"));
     if (!b.IsConstant(bias)) return NotOnGpu("the bias must be constant");
@@ -79,18 +177,25 @@ Status EmitConv2D(OpBuilder& b) {
     return InvalidArgumentError(fmt::format("{}: output shape {} does not match the convolution of {}", b.node().Describe(),
                                             GpuShapeToString(so), GpuShapeToString(si)));
   }
-  const int w_const = b.AddConstant(PackedConvWeightsCount(cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
+  const Block block = ChooseBlock(si, so, kh * kw);
+  // Weights and bias padded to whole blocks of slices (zeros), so the kernel
+  // reads them without bounds checks.
+  const int padded_cout = (so.slices() + block.s - 1) / block.s * block.s * 4;
+  const int w_const = b.AddConstant(PackedConvWeightsCount(padded_cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
     PackConvWeights(OpBuilder::ConstantFloats(t, filter), cout, kh, kw, cin, dst);
   });
-  const int b_const = b.AddConstant(static_cast<size_t>(so.slices()) * 4, [=](const ConstantTensors& t, float* dst) {
+  const int b_const = b.AddConstant(static_cast<size_t>(padded_cout), [=](const ConstantTensors& t, float* dst) {
     if (bias >= 0) {
       const float* v = OpBuilder::ConstantFloats(t, bias);
       for (int c = 0; c < cout; ++c) dst[c] = v[c];
     }
   });
+  const int x_blocks = (so.w + block.x - 1) / block.x;
   KernelLaunch l;
   l.entry = "conv_2d";
   l.source = kConv2DSource;
+  l.defines = fmt::format("#define BLOCK_X {}\n#define BLOCK_S {}\n#define LANES {}\n#define MAX_GROUP_PIXELS {}\n", block.x,
+                          block.s, block.lanes, kMaxGroupPixels);
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -98,8 +203,19 @@ Status EmitConv2D(OpBuilder& b) {
             KernelArg::Int(si.w), KernelArg::Int(si.h), KernelArg::Int(si.slices()),
             KernelArg::Int(so.w), KernelArg::Int(so.h), KernelArg::Int(so.h * so.b), KernelArg::Int(so.slices()),
             KernelArg::Int(kh), KernelArg::Int(kw), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h),
-            KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w), KernelArg::Int(p.dilation_h)};
-  l.global = GridOf(so);
+            KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w), KernelArg::Int(p.dilation_h),
+            KernelArg::Int(x_blocks)};
+  const size_t rows = static_cast<size_t>(so.h) * static_cast<size_t>(so.b);
+  const size_t slice_blocks = static_cast<size_t>((so.slices() + block.s - 1) / block.s);
+  if (block.lanes == 1) {
+    l.global = {static_cast<size_t>(x_blocks), rows, slice_blocks};
+  } else {
+    // The lanes must be one work group's dimension 0 and the group's pixel
+    // blocks fit the kernel's local array: fix the local size.
+    const size_t pixels = static_cast<size_t>(x_blocks) * rows;
+    l.global = {static_cast<size_t>(block.lanes), pixels, slice_blocks};
+    l.local = {static_cast<size_t>(block.lanes), std::min<size_t>(pixels, kMaxGroupPixels), 1};
+  }
   l.fusable_output_arg = 3;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(so.elements()) * kh * kw * cin);
