@@ -69,4 +69,16 @@ StatusOr<std::vector<std::string>> ListGpuDevices();
 // as ListGpuDevices does; empty for any other delegate.
 std::string GpuDelegateDevice(const Delegate& delegate);
 
+// What a GPU delegate built, summed over the interpreters it was applied to.
+// A partition's time on a GPU is dominated by its kernel count.
+struct GpuDelegateStats {
+  int partitions = 0;
+  int nodes = 0;          // model nodes in those partitions
+  int kernels = 0;        // launches per Invoke, boundary conversions included
+  int folded_clamps = 0;  // RELU-style nodes folded into their producer
+  int folded_adds = 0;    // ADD nodes folded into the convolution producing an operand
+};
+// Zeros for any other delegate.
+GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);
+
 }  // namespace relite

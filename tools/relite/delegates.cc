@@ -69,6 +69,13 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
 
 }  // namespace
 
+std::string DelegateBuildSummary(const Delegate& delegate) {
+  const GpuDelegateStats s = GetGpuDelegateStats(delegate);
+  if (s.partitions == 0) return "";
+  return fmt::format("INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style and {} ADD nodes folded)",
+                     s.partitions, s.kernels, s.nodes, s.folded_clamps, s.folded_adds);
+}
+
 void RegisterBuiltinDelegates() {
   RegisterDelegate("gpu", "OpenCL GPU delegate (fp32, or fp16 storage with --precision fp16)", CreateGpuDelegateFromFlags);
 }

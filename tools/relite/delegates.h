@@ -35,6 +35,9 @@ std::vector<DelegateEntry> RegisteredDelegates();
 // The delegate registered as flags.name; NotFound naming the available ones
 // when there is none.
 StatusOr<std::unique_ptr<Delegate>> CreateDelegate(const DelegateFlags& flags);
+// One line about what the delegate built (GPU: kernels per Invoke, folded
+// nodes), or empty.
+std::string DelegateBuildSummary(const Delegate& delegate);
 // What this build ships (called once by main).
 void RegisterBuiltinDelegates();
 

@@ -1,5 +1,7 @@
 #include "relite/gpu_delegate.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "src/delegates/gpu/cl/cl_backend.h"
@@ -24,6 +26,7 @@ class GpuDelegate final : public Delegate {
   std::string name() const override { return "gpu"; }
   std::string display_name() const override { return "GPU"; }
   const gpu::Backend& backend() const { return *backend_; }
+  const GpuDelegateStats& stats() const { return stats_; }
 
   NodeSupport CheckNode(const DelegateGraph& graph, int node_index) override {
     const Node& node = graph.node(node_index);
@@ -46,13 +49,30 @@ class GpuDelegate final : public Delegate {
       if (plan == nullptr) return InternalError("GPU delegate: a partition node has no GPU plan");
       nodes.push_back({partition.nodes[i], std::move(plan->program)});
     }
-    gpu::FuseClampNodes(graph, partition, nodes);
-    return gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes));
+    const int adds = gpu::FuseResidualAdds(graph, partition, nodes);
+    const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
+    int kernels = static_cast<int>(partition.outputs.size());
+    std::set<int> reads;
+    for (const gpu::PartitionNode& n : nodes) {
+      kernels += static_cast<int>(n.program.launches.size());
+      reads.insert(n.program.reads.begin(), n.program.reads.end());
+    }
+    for (int t : partition.inputs) kernels += (!graph.is_constant(t) && reads.count(t)) ? 1 : 0;
+    auto kernel = gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes));
+    if (kernel.ok()) {
+      stats_.partitions += 1;
+      stats_.nodes += static_cast<int>(partition.nodes.size());
+      stats_.kernels += kernels;
+      stats_.folded_clamps += clamps;
+      stats_.folded_adds += adds;
+    }
+    return kernel;
   }
 
  private:
   GpuDelegateOptions options_;
   std::shared_ptr<gpu::Backend> backend_;
+  GpuDelegateStats stats_;
 };
 
 }  // namespace
@@ -81,6 +101,11 @@ StatusOr<std::vector<std::string>> ListGpuDevices() {
   std::vector<std::string> out;
   for (size_t i = 0; i < devices.size(); ++i) out.push_back(fmt::format("#{} {}", i, devices[i].Describe()));
   return out;
+}
+
+GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate) {
+  const auto* gpu = dynamic_cast<const GpuDelegate*>(&delegate);
+  return gpu == nullptr ? GpuDelegateStats() : gpu->stats();
 }
 
 std::string GpuDelegateDevice(const Delegate& delegate) {

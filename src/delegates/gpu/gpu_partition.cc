@@ -1,6 +1,7 @@
 #include "src/delegates/gpu/gpu_partition.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -282,6 +283,71 @@ class GpuPartitionKernel final : public Kernel {
 };
 
 }  // namespace
+
+int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  constexpr int32_t kAdd = 0;
+  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> readers;
+  for (const PartitionNode& n : nodes) {
+    for (int t : n.program.reads) ++readers[t];
+  }
+  // Position of the node writing `t` among the first `limit`, or -1.
+  auto producer_of = [&](int t, size_t limit) {
+    for (size_t i = 0; i < limit; ++i) {
+      const auto& w = nodes[i].program.writes;
+      if (std::find(w.begin(), w.end(), t) != w.end()) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  int fused = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Node& node = graph.node(nodes[k].node);
+    if (node.builtin_code != kAdd || node.inputs.size() != 2 || node.outputs.size() != 1 ||
+        nodes[k].program.launches.size() != 1 || node.inputs[0] == node.inputs[1]) {
+      continue;
+    }
+    const int out = node.outputs[0];
+    for (int side = 0; side < 2; ++side) {
+      const int t = node.inputs[static_cast<size_t>(side)], other = node.inputs[static_cast<size_t>(1 - side)];
+      int p = producer_of(t, k);
+      if (p < 0 || outputs.count(t) || readers[t] != 1) continue;
+      if (graph.tensor(t).shape != graph.tensor(out).shape || graph.tensor(other).shape != graph.tensor(out).shape) continue;
+      const KernelLaunch& candidate = nodes[static_cast<size_t>(p)].program.launches.back();
+      if (!candidate.residual_fusable || candidate.residual || candidate.fusable_output_arg < 0 ||
+          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max)) {
+        continue;
+      }
+      const KernelArg& o = candidate.args[static_cast<size_t>(candidate.fusable_output_arg)];
+      if (o.kind != KernelArg::Kind::kTensor || o.id != t) continue;
+      const int q = producer_of(other, k);
+      if (q > p) {
+        // `other` is computed after t's producer runs. Its producer can move
+        // just before it when everything it reads is ready by then (a
+        // residual branch's PAD or pooling of the block input): nothing in
+        // between reads its outputs, since they come after it.
+        bool movable = true;
+        for (int r : nodes[static_cast<size_t>(q)].program.reads) movable = movable && producer_of(r, k) < p;
+        if (!movable) continue;
+        std::rotate(nodes.begin() + p, nodes.begin() + q, nodes.begin() + q + 1);
+        ++p;
+      }
+      NodeProgram& prod = nodes[static_cast<size_t>(p)].program;
+      KernelLaunch& last = prod.launches.back();
+      last.args[static_cast<size_t>(last.fusable_output_arg)] = KernelArg::Tensor(out);
+      last.args.push_back(KernelArg::Tensor(other));
+      last.residual = true;
+      last.act_min = nodes[k].program.launches[0].act_min;
+      last.act_max = nodes[k].program.launches[0].act_max;
+      std::replace(prod.writes.begin(), prod.writes.end(), t, out);
+      prod.reads.push_back(other);
+      nodes[k].program = NodeProgram();
+      ++fused;
+      break;
+    }
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return fused;
+}
 
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
   std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());

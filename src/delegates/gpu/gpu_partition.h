@@ -19,6 +19,12 @@ struct PartitionNode {
 
 // Folds RELU/RELU6/RELU_N1_TO_1 nodes into the launch producing their input
 // when that tensor is used by nothing else; returns the nodes folded away.
+// Folds an ADD of two same-shape tensors into the launch producing one of
+// them (a convolution and its residual connection) when that launch supports
+// it, the folded tensor has no other use, and the other operand is ready
+// before it; returns the nodes folded away.
+int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
 
 StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,

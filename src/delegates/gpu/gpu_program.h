@@ -72,6 +72,12 @@ struct KernelLaunch {
   // Index into args of the tensor this launch writes with ACT applied, or -1
   // when ACT is not applied to the stored values (no clamp fusion).
   int fusable_output_arg = -1;
+  // The template stores ACT(ADD_RESIDUAL(v, i)) at GPU-tensor index i of the
+  // fusable output and ends its parameter list with EXTRA_ARGS: a following
+  // ADD of a same-shape tensor can then be folded in (the partition appends
+  // that tensor as the last argument and sets `residual`).
+  bool residual_fusable = false;
+  bool residual = false;
 };
 
 // Read access to the partition's constant tensors when constants are filled

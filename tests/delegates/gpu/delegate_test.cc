@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/testing/gpu_test_util.h"
+#include "relite/model_writer.h"
 #include "tests/testing/graph_builder.h"
 
 namespace relite {
@@ -55,12 +56,62 @@ TEST(GpuDelegateTest, UnsupportedOpInTheMiddleGivesTwoPartitionsAndTheWarning) {
 }
 
 TEST(GpuDelegateTest, ClampNodesFoldIntoTheirProducers) {
-  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GpuPrecision::kFp32);
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  auto own = CreateGpuDelegate({});
+  ASSERT_TRUE(own.ok());
+  Delegate* gpu = own->get();
   // ADD -> RELU -> RELU6 (folded twice), MUL -> LOGISTIC -> RELU (folded into the unary).
   const auto model = Chain({kAdd, kRelu, kRelu6, kMul, kLogistic, kRelu});
   auto r = testing::RunCpuAndGpu(model, gpu, -8.f, 8.f);
+  EXPECT_EQ(GetGpuDelegateStats(*gpu).folded_clamps, 3);
+  EXPECT_EQ(GetGpuDelegateStats(*gpu).kernels, 5);  // in, ADD, MUL, LOGISTIC, out
   EXPECT_EQ(r.partitions, 1) << r.report;
   EXPECT_EQ(r.delegated, 6) << r.report;
+  EXPECT_TRUE(testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol));
+}
+
+// Two convolutions of one input added together, then RELU: the ADD folds into
+// the convolution that runs second (the other operand must be ready), RELU
+// into that; a third branch's ADD whose operand comes later must not fold
+// into the earlier producer. Outputs must equal the CPU's either way.
+TEST(GpuDelegateTest, ResidualAddsFoldOnlyWhereTheOtherOperandIsReady) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GpuPrecision::kFp32);
+  ModelWriter w;
+  const Shape shape{1, 6, 5, 7};
+  auto weights = [&](const char* name, float scale) {
+    std::vector<float> v(7 * 3 * 3 * 7);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>(static_cast<int>(i * 37 % 11) - 5) / 20.f;
+    return w.AddConstantOf<float>({7, 3, 3, 7}, name, v);
+  };
+  const int x = w.AddTensor(DataType::kFloat32, shape, "x");
+  const int bias = w.AddConstantOf<float>({7}, "bias", std::vector<float>{0.1f, -0.2f, 0.3f, 0.f, 0.5f, -0.1f, 0.2f});
+  const int a = w.AddTensor(DataType::kFloat32, shape, "a");
+  const int b = w.AddTensor(DataType::kFloat32, shape, "b");
+  const int c = w.AddTensor(DataType::kFloat32, shape, "c");
+  const int sum = w.AddTensor(DataType::kFloat32, shape, "sum");
+  const int relu = w.AddTensor(DataType::kFloat32, shape, "relu");
+  const int y = w.AddTensor(DataType::kFloat32, shape, "y");
+  w.AddOp(BuiltinOp::kConv2D, {x, weights("wa", 1.f), bias}, {a}, writer::Conv2DOptions{});
+  w.AddOp(BuiltinOp::kConv2D, {x, weights("wb", -1.f), bias}, {b}, writer::Conv2DOptions{});
+  w.AddOp(BuiltinOp::kAdd, {a, b}, {sum}, writer::ArithmeticOptions{});
+  w.AddOp(BuiltinOp::kRelu, {sum}, {relu});
+  w.AddOp(BuiltinOp::kConv2D, {relu, weights("wc", 0.5f), bias}, {c}, writer::Conv2DOptions{});
+  w.AddOp(BuiltinOp::kAdd, {c, relu}, {y}, writer::ArithmeticOptions{writer::Activation::kRelu6});
+  w.SetInputs({x});
+  w.SetOutputs({y});
+  auto bytes = w.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  GpuDelegateOptions options;
+  auto own = CreateGpuDelegate(options);  // its own statistics
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  auto r = testing::RunCpuAndGpu(*bytes, own->get(), -2.f, 2.f);
+  EXPECT_EQ(r.partitions, 1) << r.report;
+  EXPECT_EQ(r.delegated, 6) << r.report;
+  const GpuDelegateStats stats = GetGpuDelegateStats(**own);
+  EXPECT_EQ(stats.folded_adds, 2);    // into conv b, and into conv c (relu was ready)
+  EXPECT_EQ(stats.folded_clamps, 1);  // RELU into conv b's launch
+  EXPECT_EQ(stats.kernels, 5);        // input conversion, 3 convolutions, output conversion
   EXPECT_TRUE(testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol));
 }
 

@@ -178,6 +178,9 @@ class ClBackend final : public Backend {
     } else {
       defines += "#define ACT(v) (v)\n";
     }
+    defines += launch.residual ? "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n"
+                                 "#define ADD_RESIDUAL(v, i) ((v) + LOAD4(residual, (i)))\n"
+                               : "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
     std::string key = defines + '\x01' + launch.source;
     auto it = programs_.find(key);
     if (it == programs_.end()) {
@@ -229,6 +232,22 @@ class ClBackend final : public Backend {
     for (int d = 0; d < 3; ++d) {
       l.local[d] = std::max<size_t>(1, std::min(l.local[d], max_item_[d] > 0 ? max_item_[d] : l.local[d]));
       total *= l.local[d];
+    }
+    if (launch.local[0] != 0 && info_.is_gpu) {
+      // A template that asks for its work group relies on dimension 0 (its
+      // lanes): shrink the others only.
+      for (int d = 2; d >= 1 && total > limit; --d) {
+        while (total > limit && l.local[d] > 1) {
+          total /= l.local[d];
+          l.local[d] /= 2;
+          total *= l.local[d];
+        }
+      }
+      if (total > limit) {
+        api_.clReleaseKernel(kernel);
+        return UnavailableError(fmt::format("OpenCL: kernel '{}' needs {} work items per group, {} allows {}", launch.entry,
+                                            l.local[0], info_.name, limit));
+      }
     }
     while (total > limit) {  // shrink the largest dimension until it fits
       const int d = static_cast<int>(std::max_element(l.local, l.local + 3) - l.local);

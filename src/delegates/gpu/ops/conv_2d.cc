@@ -25,7 +25,7 @@ namespace {
 constexpr const char* kConv2DSource = R"CL(
 KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
                     GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int dstW, int dstH, int dstHB, int dstS,
-                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH, int dstWB) {
+                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH, int dstWB EXTRA_ARGS) {
 #if LANES == 1
   int xb = GLOBAL_ID(0), yb = GLOBAL_ID(1), sb = GLOBAL_ID(2), lane = 0;
   if (xb >= dstWB || yb >= dstHB || sb * BLOCK_S >= dstS) return;
@@ -92,7 +92,7 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
     float4 b = LOAD4(bias, so + s);
     int o = ((n * dstS + so + s) * dstH + y) * dstW + x;
     for (int p = 0; p < BLOCK_X; ++p) {
-      if (x + p < dstW) STORE4(dst, o + p, ACT(acc[s][p] + b));
+      if (x + p < dstW) STORE4(dst, o + p, ACT(ADD_RESIDUAL(acc[s][p] + b, o + p)));
     }
   }
 }
@@ -217,6 +217,7 @@ Status EmitConv2D(OpBuilder& b) {
     l.local = {static_cast<size_t>(block.lanes), std::min<size_t>(pixels, kMaxGroupPixels), 1};
   }
   l.fusable_output_arg = 3;
+  l.residual_fusable = true;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(so.elements()) * kh * kw * cin);
   return Status::Ok();

@@ -17,7 +17,7 @@ constexpr const char* kDepthwiseSource = R"CL(
 KERNEL void depthwise_conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
                               GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int srcC, int dstW, int dstH,
                               int dstHB, int dstS, int KH, int KW, int strideW, int strideH, int padW, int padH,
-                              int dilW, int dilH, int M) {
+                              int dilW, int dilH, int M EXTRA_ARGS) {
   int x = GLOBAL_ID(0), yb = GLOBAL_ID(1), so = GLOBAL_ID(2);
   if (x >= dstW || yb >= dstHB || so >= dstS) return;
   int n = yb / dstH, y = yb - n * dstH;
@@ -54,7 +54,8 @@ KERNEL void depthwise_conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* w
       acc += v * LOAD4(weights, w + kx);
     }
   }
-  STORE4(dst, ((n * dstS + so) * dstH + y) * dstW + x, ACT(acc));
+  int o = ((n * dstS + so) * dstH + y) * dstW + x;
+  STORE4(dst, o, ACT(ADD_RESIDUAL(acc, o)));
 }
 )CL";
 
@@ -126,6 +127,7 @@ Status EmitDepthwiseConv2D(OpBuilder& b) {
             KernelArg::Int(p.dilation_h), KernelArg::Int(multiplier)};
   l.global = GridOf(so);
   l.fusable_output_arg = 3;
+  l.residual_fusable = true;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(so.elements()) * kh * kw);
   return Status::Ok();
