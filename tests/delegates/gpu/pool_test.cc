@@ -70,9 +70,24 @@ TEST_P(GpuPoolTest, SweepMatchesCpu) {
 TEST_P(GpuPoolTest, GlobalPoolingMatchesCpu) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   for (BuiltinOperator op : {BuiltinOperator::AVERAGE_POOL_2D, BuiltinOperator::MAX_POOL_2D}) {
-    for (const Shape& in : {Shape{1, 7, 7, 6}, Shape{2, 12, 10, 13}}) {
+    // The last three take the two-launch path for planes of >= 256 cells
+    // (64x64, a plane that is not a multiple of the chunk, SAME padding with
+    // a window larger than the input).
+    struct Global {
+      Shape in;
+      Padding pad;
+      int fh, fw;
+      ActivationFunctionType act;
+    };
+    for (const Global& g : {Global{{1, 7, 7, 6}, Padding::VALID, 7, 7, ActivationFunctionType::NONE},
+                            Global{{2, 12, 10, 13}, Padding::VALID, 12, 10, ActivationFunctionType::NONE},
+                            Global{{1, 64, 64, 16}, Padding::VALID, 64, 64, ActivationFunctionType::RELU},
+                            Global{{2, 20, 13, 6}, Padding::VALID, 20, 13, ActivationFunctionType::NONE},
+                            Global{{1, 17, 16, 5}, Padding::SAME, 40, 40, ActivationFunctionType::RELU6}}) {
+      const Shape& in = g.in;
       SCOPED_TRACE(::testing::Message() << tflite::EnumNameBuiltinOperator(op) << " " << ShapeToString(in));
-      const auto model = PoolModel(op, in, {in[0], 1, 1, in[3]}, Padding::VALID, in[1], in[2], 1, 1, ActivationFunctionType::NONE);
+      const int stride = g.pad == Padding::SAME ? 100 : 1;
+      const auto model = PoolModel(op, in, {in[0], 1, 1, in[3]}, g.pad, g.fh, g.fw, stride, stride, g.act);
       auto r = testing::RunCpuAndGpu(model, gpu);
       EXPECT_EQ(r.delegated, 1) << r.report;
       EXPECT_TRUE(testing::OutputsClose(r, atol(), rtol()));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -108,6 +110,7 @@ class ClBackend final : public Backend {
 
   ~ClBackend() override {
     if (queue_ != nullptr) api_.clFinish(queue_);
+    if (profiling_) PrintProfile();
     for (auto& l : launches_) {
       if (l.kernel != nullptr) api_.clReleaseKernel(l.kernel);
     }
@@ -124,7 +127,11 @@ class ClBackend final : public Backend {
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
     context_ = api_.clCreateContext(props, 1, &device_id_, nullptr, nullptr, &err);
     if (err != CL_SUCCESS) return ClError("clCreateContext on " + info_.name, err);
-    queue_ = api_.clCreateCommandQueue(context_, device_id_, 0, &err);
+    // RELITE_GPU_PROFILE=1: time every kernel with events and print the time
+    // per kernel (entry and variant) when the delegate is destroyed.
+    const char* profile = std::getenv("RELITE_GPU_PROFILE");
+    profiling_ = profile != nullptr && std::string(profile) == "1";
+    queue_ = api_.clCreateCommandQueue(context_, device_id_, profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) return ClError("clCreateCommandQueue", err);
     size_t max_wg = 0;
     api_.clGetDeviceInfo(device_id_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
@@ -190,7 +197,7 @@ class ClBackend final : public Backend {
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = api_.clCreateKernel(it->second, launch.entry.c_str(), &err);
     if (err != CL_SUCCESS) return ClError("clCreateKernel " + launch.entry, err);
-    Launch l{kernel, {}, {}};
+    Launch l{launch.entry, kernel, {}, {}};
     for (size_t i = 0; i < args.size(); ++i) {
       const BoundArg& a = args[i];
       switch (a.kind) {
@@ -257,6 +264,7 @@ class ClBackend final : public Backend {
     }
     // The templates bound-check, so the grid is rounded up to whole groups.
     for (int d = 0; d < 3; ++d) l.global[d] = (l.global[d] + l.local[d] - 1) / l.local[d] * l.local[d];
+    l.name = fmt::format("{} [{}x{}x{}]", launch.entry, launch.global[0], launch.global[1], launch.global[2]);
     launches_.push_back(l);
     return static_cast<int>(launches_.size()) - 1;
   }
@@ -270,17 +278,52 @@ class ClBackend final : public Backend {
 
   Status Enqueue(int launch) override {
     const Launch& l = launches_[static_cast<size_t>(launch)];
-    cl_int err = api_.clEnqueueNDRangeKernel(queue_, l.kernel, 3, nullptr, l.global, l.local, 0, nullptr, nullptr);
+    cl_event event = nullptr;
+    cl_int err = api_.clEnqueueNDRangeKernel(queue_, l.kernel, 3, nullptr, l.global, l.local, 0, nullptr,
+                                             profiling_ ? &event : nullptr);
+    if (event != nullptr) pending_.push_back({launch, event});
     return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueNDRangeKernel", err);
   }
 
   Status Finish() override {
     cl_int err = api_.clFinish(queue_);
+    for (auto& [launch, event] : pending_) {
+      cl_ulong start = 0, end = 0;
+      api_.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+      api_.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+      ProfileEntry& e = profile_[launches_[static_cast<size_t>(launch)].name];
+      e.ns += end > start ? static_cast<double>(end - start) : 0.0;
+      e.count += 1;
+      api_.clReleaseEvent(event);
+    }
+    pending_.clear();
     return err == CL_SUCCESS ? Status::Ok() : ClError("clFinish", err);
   }
 
  private:
+  struct ProfileEntry {
+    double ns = 0;
+    int64_t count = 0;
+  };
+
+  void PrintProfile() const {
+    std::vector<std::pair<double, std::string>> rows;
+    double total = 0;
+    for (const auto& [name, e] : profile_) {
+      rows.push_back({e.ns, name});
+      total += e.ns;
+    }
+    std::sort(rows.rbegin(), rows.rend());
+    std::fprintf(stderr, "GPU kernel profile (%s): total %.1f us of kernel time\n", info_.name.c_str(), total / 1e3);
+    for (const auto& [ns, name] : rows) {
+      const ProfileEntry& e = profile_.at(name);
+      std::fprintf(stderr, "  %-60s %8lld launches %10.1f us total %8.2f us each %5.1f%%\n", name.c_str(),
+                   static_cast<long long>(e.count), ns / 1e3, ns / 1e3 / static_cast<double>(e.count), total > 0 ? 100.0 * ns / total : 0.0);
+    }
+  }
+
   struct Launch {
+    std::string name;  // entry and global size, for the profile
     cl_kernel kernel = nullptr;
     size_t global[3];
     size_t local[3];
@@ -318,6 +361,9 @@ class ClBackend final : public Backend {
   std::vector<cl_mem> buffers_;
   std::vector<Launch> launches_;
   std::map<std::string, cl_program> programs_;
+  bool profiling_ = false;
+  std::vector<std::pair<int, cl_event>> pending_;
+  std::map<std::string, ProfileEntry> profile_;
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 // skips NaNs like the CPU's "greater wins").
 #include "src/delegates/gpu/ops/internal/pool_2d.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "src/core/ops/params.h"
@@ -45,6 +47,55 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
 }
 )CL";
 
+// Global pooling (one output pixel whose window covers the whole input, as in
+// squeeze-and-excitation blocks) in two launches, so that a 64x64 plane is
+// not summed by one work item per slice: P work items per slice each pool a
+// chunk of the plane (the average as sum / (H*W), so partials stored in half
+// cannot overflow), then one per slice combines the P partials.
+constexpr const char* kGlobalPoolSource = R"CL(
+KERNEL void pool_global_partial(GLOBAL const STORAGE* src, GLOBAL STORAGE* partial, int plane, int BS, int P, int chunk) {
+  int i = GLOBAL_ID(0), bs = GLOBAL_ID(1);
+  if (i >= P || bs >= BS) return;
+  int begin = i * chunk, end = begin + chunk < plane ? begin + chunk : plane;
+#if AVERAGE
+  float4 acc = F4(0.0f);
+#else
+  float4 acc = F4(-3.402823466e+38f);
+#endif
+  int base = bs * plane;
+  for (int k = begin; k < end; ++k) {
+    float4 v = LOAD4(src, base + k);
+#if AVERAGE
+    acc += v;
+#else
+    acc = fmax(acc, v);
+#endif
+  }
+#if AVERAGE
+  acc = acc / F4((float)plane);
+#endif
+  STORE4(partial, bs * P + i, acc);
+}
+KERNEL void pool_global_final(GLOBAL const STORAGE* partial, GLOBAL STORAGE* dst, int BS, int S, int C, int P) {
+  int bs = GLOBAL_ID(0);
+  if (bs >= BS) return;
+#if AVERAGE
+  float4 acc = F4(0.0f);
+#else
+  float4 acc = F4(-3.402823466e+38f);
+#endif
+  for (int i = 0; i < P; ++i) {
+    float4 v = LOAD4(partial, bs * P + i);
+#if AVERAGE
+    acc += v;
+#else
+    acc = fmax(acc, v);
+#endif
+  }
+  STORE4(dst, bs, mask_tail(ACT(acc), bs % S, C));
+}
+)CL";
+
 }  // namespace
 
 Status EmitPool2D(OpBuilder& b, bool average) {
@@ -62,6 +113,42 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   if (ph.out != so.h || pw.out != so.w || si.b != so.b || si.c != so.c) {
     return InvalidArgumentError(fmt::format("{}: output shape {} does not match pooling {}", b.node().Describe(),
                                             GpuShapeToString(so), GpuShapeToString(si)));
+  }
+  const int plane = si.h * si.w;
+  const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
+                      p.filter_h - ph.pad_before >= si.h && p.filter_w - pw.pad_before >= si.w;
+  if (covers && plane >= 256) {
+    const int parts = std::min(64, plane / 64);
+    const int chunk = (plane + parts - 1) / parts;
+    const int bs = so.b * so.slices();
+    GpuShape partial_shape;
+    partial_shape.b = so.b;
+    partial_shape.w = parts;
+    partial_shape.c = so.slices() * 4;
+    const int partial = b.AddTemp(partial_shape);  // (b * S + s) * P + i, as the kernels index it
+    const std::string defines = fmt::format("#define AVERAGE {}\n", average ? 1 : 0);
+    KernelLaunch l1;
+    l1.entry = "pool_global_partial";
+    l1.source = kGlobalPoolSource;
+    l1.defines = defines;
+    l1.args = {b.Read(in), KernelArg::Temp(partial), KernelArg::Int(plane), KernelArg::Int(bs), KernelArg::Int(parts),
+               KernelArg::Int(chunk)};
+    l1.global = {static_cast<size_t>(parts), static_cast<size_t>(bs), 1};
+    b.Launch(std::move(l1));
+    KernelLaunch l2;
+    l2.entry = "pool_global_final";
+    l2.source = kGlobalPoolSource;
+    l2.defines = defines;
+    const ActivationRange r = GetActivationRange(p.activation);
+    l2.act_min = r.min;
+    l2.act_max = r.max;
+    l2.args = {KernelArg::Temp(partial), b.Write(out), KernelArg::Int(bs), KernelArg::Int(so.slices()), KernelArg::Int(so.c),
+               KernelArg::Int(parts)};
+    l2.global = {static_cast<size_t>(bs), 1, 1};
+    l2.fusable_output_arg = 1;
+    b.Launch(std::move(l2));
+    b.SetCost(static_cast<double>(si.elements()));
+    return Status::Ok();
   }
   KernelLaunch l;
   l.entry = "pool_2d";
