@@ -49,21 +49,21 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
 
 // Global pooling (one output pixel whose window covers the whole input, as in
 // squeeze-and-excitation blocks) in two launches, so that a 64x64 plane is
-// not summed by one work item per slice: P work items per slice each pool a
-// chunk of the plane (the average as sum / (H*W), so partials stored in half
+// not summed by one work item per slice: P work items per slice each pool
+// every P-th cell of the plane (the average as sum / (H*W), so partials stored in half
 // cannot overflow), then one per slice combines the P partials.
 constexpr const char* kGlobalPoolSource = R"CL(
-KERNEL void pool_global_partial(GLOBAL const STORAGE* src, GLOBAL STORAGE* partial, int plane, int BS, int P, int chunk) {
+KERNEL void pool_global_partial(GLOBAL const STORAGE* src, GLOBAL STORAGE* partial, int plane, int BS, int P) {
   int i = GLOBAL_ID(0), bs = GLOBAL_ID(1);
   if (i >= P || bs >= BS) return;
-  int begin = i * chunk, end = begin + chunk < plane ? begin + chunk : plane;
+
 #if AVERAGE
   float4 acc = F4(0.0f);
 #else
   float4 acc = F4(-3.402823466e+38f);
 #endif
   int base = bs * plane;
-  for (int k = begin; k < end; ++k) {
+  for (int k = i; k < plane; k += P) {  // neighbouring items read neighbouring cells
     float4 v = LOAD4(src, base + k);
 #if AVERAGE
     acc += v;
@@ -118,8 +118,7 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
                       p.filter_h - ph.pad_before >= si.h && p.filter_w - pw.pad_before >= si.w;
   if (covers && plane >= 256) {
-    const int parts = std::min(64, plane / 64);
-    const int chunk = (plane + parts - 1) / parts;
+    const int parts = std::min(256, plane / 16);
     const int bs = so.b * so.slices();
     GpuShape partial_shape;
     partial_shape.b = so.b;
@@ -131,8 +130,7 @@ Status EmitPool2D(OpBuilder& b, bool average) {
     l1.entry = "pool_global_partial";
     l1.source = kGlobalPoolSource;
     l1.defines = defines;
-    l1.args = {b.Read(in), KernelArg::Temp(partial), KernelArg::Int(plane), KernelArg::Int(bs), KernelArg::Int(parts),
-               KernelArg::Int(chunk)};
+    l1.args = {b.Read(in), KernelArg::Temp(partial), KernelArg::Int(plane), KernelArg::Int(bs), KernelArg::Int(parts)};
     l1.global = {static_cast<size_t>(parts), static_cast<size_t>(bs), 1};
     b.Launch(std::move(l1));
     KernelLaunch l2;
