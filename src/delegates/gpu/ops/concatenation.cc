@@ -58,7 +58,7 @@ Status EmitConcatenation(OpBuilder& b) {
   RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
   RELITE_ASSIGN_OR_RETURN(GpuShape so, b.Shape(out));
   RELITE_ASSIGN_OR_RETURN(Activation act, ParseFusedActivation(b.node()));
-  if (!IsClampActivation(act)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(act)));
+  RELITE_RETURN_IF_ERROR(RequireClampActivation(act));
   int32_t axis = 0;
   if (const auto* o = GetOptions<tflite::ConcatenationOptions>(b.node())) axis = o->axis();
   const Shape& out_shape = b.tensor(out).shape;

@@ -67,16 +67,8 @@ Status EmitDepthwiseConv2D(OpBuilder& b) {
   RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
   const int bias = b.has_input(2) ? b.node().inputs[2] : -1;
   RELITE_ASSIGN_OR_RETURN(DepthwiseConv2DParams p, ParseDepthwiseConv2DParams(b.node()));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(filter, "the filter"));
-  if (!b.IsConstant(filter)) return NotOnGpu("the filter must be constant");
-  if (b.tensor(filter).sparsity != nullptr) return NotOnGpu("sparse filters are not supported");
-  if (bias >= 0) {
-    RELITE_RETURN_IF_ERROR(b.RequireFloat(bias, "the bias"));
-    if (!b.IsConstant(bias)) return NotOnGpu("the bias must be constant");
-  }
-  if (!IsClampActivation(p.activation)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(p.activation)));
+  RELITE_RETURN_IF_ERROR(b.RequireConstantWeights(in, out, filter, "filter", bias));
+  RELITE_RETURN_IF_ERROR(RequireClampActivation(p.activation));
   const Shape& fs = b.tensor(filter).shape;
   if (b.tensor(in).shape.size() != 4 || fs.size() != 4 || b.tensor(out).shape.size() != 4) {
     return NotOnGpu("input, filter and output must be 4-D");

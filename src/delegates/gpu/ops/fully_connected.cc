@@ -102,16 +102,8 @@ Status EmitFullyConnected(OpBuilder& b) {
   const int bias = b.has_input(2) ? b.node().inputs[2] : -1;
   const std::string what = b.node().Describe();
   RELITE_ASSIGN_OR_RETURN(FullyConnectedParams p, ParseFullyConnectedParams(b.node()));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(weights, "the weights"));
-  if (!b.IsConstant(weights)) return NotOnGpu("the weights must be constant");
-  if (b.tensor(weights).sparsity != nullptr) return NotOnGpu("sparse weights are not supported");
-  if (bias >= 0) {
-    RELITE_RETURN_IF_ERROR(b.RequireFloat(bias, "the bias"));
-    if (!b.IsConstant(bias)) return NotOnGpu("the bias must be constant");
-  }
-  if (!IsClampActivation(p.activation)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(p.activation)));
+  RELITE_RETURN_IF_ERROR(b.RequireConstantWeights(in, out, weights, "weights", bias));
+  RELITE_RETURN_IF_ERROR(RequireClampActivation(p.activation));
   const Shape& ws = b.tensor(weights).shape;
   const Shape& is = b.tensor(in).shape;
   if (ws.size() != 2 || ws[0] < 1 || ws[1] < 1) {

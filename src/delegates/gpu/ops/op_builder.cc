@@ -99,6 +99,26 @@ StatusOr<std::vector<int64_t>> OpBuilder::ConstantInts(int t, const std::string&
   return out;
 }
 
+Status OpBuilder::RequireConstantWeights(int in, int out, int weights, const std::string& weights_name, int bias) const {
+  RELITE_RETURN_IF_ERROR(RequireFloat(in, "the input"));
+  RELITE_RETURN_IF_ERROR(RequireFloat(out, "the output"));
+  RELITE_RETURN_IF_ERROR(RequireFloat(weights, "the " + weights_name));
+  if (!IsConstant(weights)) return NotOnGpu("the " + weights_name + " must be constant");
+  if (tensor(weights).sparsity != nullptr) {
+    return NotOnGpu(fmt::format("sparse {} are not supported", weights_name == "weights" ? weights_name : weights_name + "s"));
+  }
+  if (bias >= 0) {
+    RELITE_RETURN_IF_ERROR(RequireFloat(bias, "the bias"));
+    if (!IsConstant(bias)) return NotOnGpu("the bias must be constant");
+  }
+  return Status::Ok();
+}
+
+Status RequireClampActivation(Activation activation) {
+  if (IsClampActivation(activation)) return Status::Ok();
+  return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(activation)));
+}
+
 KernelArg OpBuilder::Read(int t) {
   if (std::find(program_.reads.begin(), program_.reads.end(), t) == program_.reads.end()) program_.reads.push_back(t);
   return KernelArg::Tensor(t);

@@ -10,6 +10,7 @@
 
 #include "relite/delegate.h"
 #include "relite/status.h"
+#include "src/core/ops/params.h"
 #include "src/delegates/gpu/gpu_program.h"
 
 namespace relite::gpu {
@@ -38,6 +39,10 @@ class OpBuilder {
   // Values of an int32/int64 tensor that is a constant in the model file
   // (known at check time: paddings, axes, shapes, sizes).
   StatusOr<std::vector<int64_t>> ConstantInts(int t, const std::string& what) const;
+  // The checks every weighted op (convolutions, fully connected) makes:
+  // float input and output, constant dense float weights (`weights_name`,
+  // e.g. "filter"), an optional (bias < 0: absent) constant float bias.
+  Status RequireConstantWeights(int in, int out, int weights, const std::string& weights_name, int bias) const;
   // Float values of a constant tensor, read when constants are filled.
   static const float* ConstantFloats(const ConstantTensors& tensors, int t) { return tensors(t).data_as<float>(); }
 
@@ -60,6 +65,10 @@ class OpBuilder {
 
 // Unimplemented carrying the reason the GPU cannot run a node.
 inline Status NotOnGpu(std::string reason) { return UnimplementedError(std::move(reason)); }
+
+// Ok for the clamp-style fused activations (NONE, RELU, RELU_N1_TO_1,
+// RELU6), which the templates apply as ACT; the reason otherwise.
+Status RequireClampActivation(Activation activation);
 
 // Global size for a launch over a GPU tensor: (W, H * B, slices).
 inline std::array<size_t, 3> GridOf(const GpuShape& s) {

@@ -105,7 +105,7 @@ Status EmitBinary(OpBuilder& b, const std::string& expr, bool fused_activation, 
   KernelLaunch l;
   if (fused_activation) {
     RELITE_ASSIGN_OR_RETURN(Activation act, ParseFusedActivation(b.node()));
-    if (!IsClampActivation(act)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(act)));
+    RELITE_RETURN_IF_ERROR(RequireClampActivation(act));
     const ActivationRange r = GetActivationRange(act);
     l.act_min = r.min;
     l.act_max = r.max;

@@ -104,7 +104,7 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   RELITE_ASSIGN_OR_RETURN(Pool2DParams p, ParsePool2DParams(b.node()));
   RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
   RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
-  if (!IsClampActivation(p.activation)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(p.activation)));
+  RELITE_RETURN_IF_ERROR(RequireClampActivation(p.activation));
   if (b.tensor(in).shape.size() != 4 || b.tensor(out).shape.size() != 4) return NotOnGpu("input and output must be 4-D");
   RELITE_ASSIGN_OR_RETURN(GpuShape si, b.Shape(in));
   RELITE_ASSIGN_OR_RETURN(GpuShape so, b.Shape(out));

@@ -63,16 +63,8 @@ Status EmitTransposeConvOp(OpBuilder& b, const TransposeConvInputs& inputs) {
   const std::string what = b.node().Describe();
   if (b.num_inputs() > max_inputs) return InvalidArgumentError(fmt::format("{}: expected at most {} inputs", what, max_inputs));
   RELITE_ASSIGN_OR_RETURN(TransposeConvParams p, ParseTransposeConvParams(b.node()));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(out, "the output"));
-  RELITE_RETURN_IF_ERROR(b.RequireFloat(weights, "the weights"));
-  if (!b.IsConstant(weights)) return NotOnGpu("the weights must be constant");
-  if (b.tensor(weights).sparsity != nullptr) return NotOnGpu("sparse weights are not supported");
-  if (bias >= 0) {
-    RELITE_RETURN_IF_ERROR(b.RequireFloat(bias, "the bias"));
-    if (!b.IsConstant(bias)) return NotOnGpu("the bias must be constant");
-  }
-  if (!IsClampActivation(p.activation)) return NotOnGpu(fmt::format("fused activation {} is not supported", ActivationName(p.activation)));
+  RELITE_RETURN_IF_ERROR(b.RequireConstantWeights(in, out, weights, "weights", bias));
+  RELITE_RETURN_IF_ERROR(RequireClampActivation(p.activation));
   const Shape& ws = b.tensor(weights).shape;
   if (b.tensor(in).shape.size() != 4 || ws.size() != 4 || b.tensor(out).shape.size() != 4) {
     return NotOnGpu("input, weights and output must be 4-D");
