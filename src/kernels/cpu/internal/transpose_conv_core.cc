@@ -72,23 +72,9 @@ Status TransposeConvKernel::ComputeOutputShape(KernelContext& ctx, Shape* shape)
     return Status::Ok();
   }
   if (!ctx.has_input(layout_.output_shape)) return ctx.Error("output_shape input is required");
-  const Tensor& t = ctx.input(layout_.output_shape);
-  if (t.type != DataType::kInt32) return ctx.Error("output_shape must be int32, got " + DataTypeName(t.type));
-  if (t.num_elements() != 4) return ctx.Error("output_shape must hold 4 values, got " + ShapeToString(t.shape));
-  if (!t.is_constant() || t.data == nullptr) return ctx.Unsupported("output_shape must be a constant tensor");
-  const int32_t* v = t.data_as<int32_t>();
-  if (v[0] != batch_) {
-    return ctx.Error("output_shape batch " + std::to_string(v[0]) + " differs from the input batch " +
-                     std::to_string(batch_));
-  }
-  if (v[3] != out_c_) {
-    return ctx.Error("output_shape channels " + std::to_string(v[3]) + " differ from the weights' output channels " +
-                     std::to_string(out_c_));
-  }
-  if (v[1] < 0 || v[2] < 0) return ctx.Error("output_shape has a negative dimension");
-  *shape = {v[0], v[1], v[2], v[3]};
-  return Status::Ok();
+  return ReadTransposeConvOutputShape(ctx, ctx.input(layout_.output_shape), batch_, out_c_, shape);
 }
+
 
 Status TransposeConvKernel::Prepare(KernelContext& ctx) {
   if (ctx.num_inputs() < layout_.min_inputs || ctx.num_inputs() > layout_.max_inputs) {
@@ -277,6 +263,23 @@ Status TransposeConvKernel::Eval(KernelContext& ctx) {
 }
 
 }  // namespace
+
+Status ReadTransposeConvOutputShape(const KernelContext& ctx, const Tensor& t, int32_t batch, int32_t out_c, Shape* shape) {
+  if (t.type != DataType::kInt32) return ctx.Error("output_shape must be int32, got " + DataTypeName(t.type));
+  if (t.num_elements() != 4) return ctx.Error("output_shape must hold 4 values, got " + ShapeToString(t.shape));
+  if (!t.is_constant() || t.data == nullptr) return ctx.Unsupported("output_shape must be a constant tensor");
+  const int32_t* v = t.data_as<int32_t>();
+  if (v[0] != batch) {
+    return ctx.Error("output_shape batch " + std::to_string(v[0]) + " differs from the input batch " + std::to_string(batch));
+  }
+  if (v[3] != out_c) {
+    return ctx.Error("output_shape channels " + std::to_string(v[3]) + " differ from the weights' output channels " +
+                     std::to_string(out_c));
+  }
+  if (v[1] < 0 || v[2] < 0) return ctx.Error("output_shape has a negative dimension");
+  *shape = {v[0], v[1], v[2], v[3]};
+  return Status::Ok();
+}
 
 std::unique_ptr<Kernel> MakeTransposeConvKernel(const TransposeConvLayout& layout, const TransposeConvParams& params) {
   return std::make_unique<TransposeConvKernel>(layout, params);

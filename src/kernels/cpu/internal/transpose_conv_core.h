@@ -23,4 +23,8 @@ struct TransposeConvLayout {
 
 std::unique_ptr<Kernel> MakeTransposeConvKernel(const TransposeConvLayout& layout, const TransposeConvParams& params);
 
+// Reads a TRANSPOSE_CONV output_shape tensor `t` (constant int32[4]) into
+// *shape, checking its batch and channels against the input and weights.
+Status ReadTransposeConvOutputShape(const KernelContext& ctx, const Tensor& t, int32_t batch, int32_t out_c, Shape* shape);
+
 }  // namespace relite::cpu

@@ -39,6 +39,7 @@
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/qconv_util.h"
 #include "src/kernels/cpu/internal/qgemm.h"
+#include "src/kernels/cpu/internal/transpose_conv_core.h"
 #include "src/kernels/cpu/internal/quantization.h"
 #include "src/kernels/cpu/kernels.h"
 
@@ -121,22 +122,7 @@ class QuantizedTransposeConvKernel final : public Kernel {
 };
 
 Status QuantizedTransposeConvKernel::CheckOutputShape(KernelContext& ctx, Shape* shape) const {
-  const Tensor& t = ctx.input(kOutputShapeInput);
-  if (t.type != DataType::kInt32) return ctx.Error("output_shape must be int32, got " + DataTypeName(t.type));
-  if (t.num_elements() != 4) return ctx.Error("output_shape must hold 4 values, got " + ShapeToString(t.shape));
-  if (!t.is_constant() || t.data == nullptr) return ctx.Unsupported("output_shape must be a constant tensor");
-  const int32_t* v = t.data_as<int32_t>();
-  if (v[0] != batch_) {
-    return ctx.Error("output_shape batch " + std::to_string(v[0]) + " differs from the input batch " +
-                     std::to_string(batch_));
-  }
-  if (v[3] != out_c_) {
-    return ctx.Error("output_shape channels " + std::to_string(v[3]) + " differ from the weights' output channels " +
-                     std::to_string(out_c_));
-  }
-  if (v[1] < 0 || v[2] < 0) return ctx.Error("output_shape has a negative dimension");
-  *shape = {v[0], v[1], v[2], v[3]};
-  return Status::Ok();
+  return ReadTransposeConvOutputShape(ctx, ctx.input(kOutputShapeInput), batch_, out_c_, shape);
 }
 
 // The conditions under which TFLite's XNNPACK delegate takes a quantized
