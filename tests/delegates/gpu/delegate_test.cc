@@ -222,3 +222,43 @@ TEST(GpuDelegateTest, CliInspectShowsThePlacementTable) {
 
 }  // namespace
 }  // namespace relite
+
+namespace relite {
+namespace {
+
+std::string WriteChain(const std::string& name, const std::vector<int32_t>& ops) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  const auto bytes = Chain(ops);
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return "";
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(GpuDelegateTest, CliRejectsAGpuDeviceThatDoesNotExist) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GpuPrecision::kFp32);
+  (void)gpu;
+  const std::string path = WriteChain("relite_gpu_device.tflite", {kAdd});
+  ASSERT_FALSE(path.empty());
+  std::string out;
+  EXPECT_NE(RunShell(std::string(RELITE_CLI_PATH) + " run " + path + " --delegate gpu --gpu-device no-such-device-anywhere", &out), 0);
+  EXPECT_NE(out.find("error: "), std::string::npos) << out;
+  EXPECT_NE(out.find("no OpenCL device matches 'no-such-device-anywhere' (devices: #0 "), std::string::npos) << out;
+}
+
+TEST(GpuDelegateTest, ProfileEnvironmentPrintsKernelTimes) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GpuPrecision::kFp32);
+  (void)gpu;
+  const std::string path = WriteChain("relite_gpu_profile.tflite", {kAdd, kLogistic});
+  ASSERT_FALSE(path.empty());
+  std::string out;
+  ASSERT_EQ(RunShell("RELITE_GPU_PROFILE=1 " + std::string(RELITE_CLI_PATH) + " bench " + path + " --delegate gpu --runs 3", &out), 0)
+      << out;
+  EXPECT_NE(out.find("GPU kernel profile ("), std::string::npos) << out;
+  EXPECT_NE(out.find("binary [4x4x2]"), std::string::npos) << out;  // ADD over [1,4,4,6]: W x H x slices
+  EXPECT_NE(out.find("unary [4x4x2]"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace relite
