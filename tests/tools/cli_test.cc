@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -374,6 +375,25 @@ TEST_F(CliModelsTest, BenchJson) {
   CommandResult table = RunCli({"bench", model, "--runs", "2", "--warmup", "0"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("median"), std::string::npos) << table.out;
+}
+
+TEST_F(CliModelsTest, BenchProfileListsOpsAndSlowestNodes) {
+  const std::string model = Model("selfie_segmentation");
+  CommandResult r = RunCli({"bench", model, "--runs", "3", "--warmup", "0", "--threads", "1", "--profile-nodes", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("per-op profile"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Convolution2DTransposeBias"), std::string::npos) << r.out;
+  const size_t nodes = r.out.find("slowest 4 nodes");
+  ASSERT_NE(nodes, std::string::npos) << r.out;
+  // Four rows after the header, each with the node's input and output shapes.
+  std::vector<std::string> lines;
+  std::istringstream in(r.out.substr(nodes));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 6u) << r.out;
+  for (size_t i = 2; i < lines.size(); ++i) EXPECT_NE(lines[i].find("[1,"), std::string::npos) << lines[i];
+  ExpectErrorLine(RunCli({"bench", model, "--profile-nodes", "0"}), {"--profile-nodes"});
 }
 
 TEST_F(CliModelsTest, InspectValidModel) {

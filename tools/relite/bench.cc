@@ -53,32 +53,73 @@ Stats Summarise(std::vector<double> v) {
   return s;
 }
 
-// Time per op type, averaged over the timed runs, most expensive first.
-void PrintProfile(const Interpreter& interp, int runs) {
+// Per-node time of every timed run. The table reports each node's median
+// over the runs rather than its mean: on a shared machine a few disturbed
+// runs would otherwise decide which op looks expensive.
+class NodeProfile {
+ public:
+  void Record(const Interpreter& interp) {
+    const auto& t = interp.node_time_us();
+    if (samples_.size() < t.size()) samples_.resize(t.size());
+    for (size_t i = 0; i < t.size(); ++i) samples_[i].push_back(t[i]);
+  }
+  double MedianUs(int node) const {
+    if (node < 0 || static_cast<size_t>(node) >= samples_.size() || samples_[node].empty()) return 0.0;
+    return Summarise(samples_[static_cast<size_t>(node)]).median;
+  }
+
+ private:
+  std::vector<std::vector<double>> samples_;
+};
+
+std::string ShapeText(const Tensor* t) {
+  if (t == nullptr) return "-";
+  std::string s = "[";
+  for (size_t i = 0; i < t->shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", t->shape[i]);
+  return s + "]";
+}
+
+// Time per op type (the sum of its nodes' medians), most expensive first;
+// then the `top_nodes` slowest nodes.
+void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int top_nodes) {
   struct Row {
     std::string op;
     int count = 0;
     double us = 0;
   };
   std::vector<Row> rows;
+  std::vector<std::pair<double, int>> nodes;
   double total = 0;
-  const auto& times = interp.node_time_us();
-  for (int i = 0; i < interp.nodes_size() && i < static_cast<int>(times.size()); ++i) {
+  for (int i = 0; i < interp.nodes_size(); ++i) {
     if (interp.node_is_folded(i) || interp.node_is_fused(i) || interp.node_is_delegated(i)) continue;
     const std::string& op = interp.node(i).op_name;
+    const double us = profile.MedianUs(i);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.op == op; });
     if (it == rows.end()) it = rows.insert(rows.end(), Row{op});
     it->count++;
-    it->us += times[static_cast<size_t>(i)] / runs;
-    total += times[static_cast<size_t>(i)] / runs;
+    it->us += us;
+    total += us;
+    nodes.emplace_back(us, i);
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
-  fmt::print("\nper-op profile (mean per run over {} runs):\n", runs);
+  fmt::print("\nper-op profile (median per node over {} runs, summed per op):\n", runs);
   fmt::print("  {:<32} {:>6} {:>10} {:>7}\n", "op", "nodes", "us", "share");
   for (const Row& r : rows) {
     fmt::print("  {:<32} {:>6} {:>10.1f} {:>6.1f}%\n", r.op, r.count, r.us, total > 0 ? 100.0 * r.us / total : 0.0);
   }
   fmt::print("  {:<32} {:>6} {:>10.1f}\n", "total", "", total);
+  if (top_nodes <= 0) return;
+  std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (static_cast<int>(nodes.size()) > top_nodes) nodes.resize(static_cast<size_t>(top_nodes));
+  fmt::print("\nslowest {} nodes (median us):\n", nodes.size());
+  fmt::print("  {:>5} {:<26} {:>9} {:>7}  {:<20} {}\n", "node", "op", "us", "share", "input 0", "output 0");
+  for (const auto& [us, i] : nodes) {
+    const Node& n = interp.node(i);
+    const Tensor* in = !n.inputs.empty() && n.inputs[0] >= 0 ? interp.tensor(n.inputs[0]) : nullptr;
+    const Tensor* out = !n.outputs.empty() ? interp.tensor(n.outputs[0]) : nullptr;
+    fmt::print("  {:>5} {:<26} {:>9.1f} {:>6.1f}%  {:<20} {}\n", i, n.op_name, us, total > 0 ? 100.0 * us / total : 0.0,
+               ShapeText(in), ShapeText(out));
+  }
 }
 
 Status Bench(const BenchOptions& o) {
@@ -106,7 +147,9 @@ Status Bench(const BenchOptions& o) {
     s = interp.Invoke();
     if (!s.ok()) return s.WithContext(fmt::format("Invoke (warm-up run {})", i + 1));
   }
-  interp.SetProfiling(o.profile);
+  const bool profiling = o.profile || o.profile_nodes > 0;
+  interp.SetProfiling(profiling);
+  NodeProfile profile;
   std::vector<double> times;
   times.reserve(static_cast<size_t>(o.runs));
   for (int i = 0; i < o.runs; ++i) {
@@ -114,6 +157,10 @@ Status Bench(const BenchOptions& o) {
     s = interp.Invoke();
     times.push_back(sw.ElapsedMs());
     if (!s.ok()) return s.WithContext(fmt::format("Invoke (timed run {})", i + 1));
+    if (profiling) {
+      profile.Record(interp);
+      interp.ResetProfile();
+    }
   }
   const Stats st = Summarise(times);
   const double rss_mb = PeakRssMb();
@@ -141,7 +188,7 @@ Status Bench(const BenchOptions& o) {
     fmt::print("arena:        {:.3f} MiB\n", arena_mb);
     fmt::print("peak RSS:     {:.1f} MiB\n", rss_mb);
   }
-  if (o.profile) PrintProfile(interp, o.runs);
+  if (profiling) PrintProfile(interp, profile, o.runs, o.profile_nodes);
   return Status::Ok();
 }
 

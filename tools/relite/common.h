@@ -38,6 +38,7 @@ struct BenchOptions {
   int warmup = 5;
   bool json = false;
   bool profile = false;  // per-op time table after the timed runs
+  int profile_nodes = 0;  // also list this many slowest nodes (implies profile)
   DelegateFlags delegate;
 };
 

@@ -77,6 +77,10 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000000));
   bench->add_flag("--json", bench_opts.json, "Print one JSON object instead of a table");
   bench->add_flag("--profile", bench_opts.profile, "Also time every operator and print the time per op type");
+  bench->add_option("--profile-nodes", bench_opts.profile_nodes,
+                    "With the per-op table, list the N slowest nodes with their shapes (implies --profile)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
   bench->add_option("--delegate", bench_opts.delegate.name, delegate_help)->type_name("NAME");
   bench->add_option("--precision", bench_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
