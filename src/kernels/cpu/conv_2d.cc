@@ -16,6 +16,7 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/gemm.h"
+#include "src/kernels/cpu/internal/narrow_conv.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
 
@@ -33,9 +34,13 @@ inline void CopyFloats(float* dst, const float* src, size_t n) {
     std::memcpy(dst, src, n * sizeof(float));
     return;
   }
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) Store8(dst + i, Load8(src + i));
-  for (; i < n; ++i) dst[i] = src[i];
+  if (n >= 8) {
+    // The last vector may overlap the one before it: same values, one store fewer than a scalar tail.
+    for (size_t i = 0; i + 8 < n; i += 8) Store8(dst + i, Load8(src + i));
+    Store8(dst + n - 8, Load8(src + n - 8));
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
 inline void ZeroFloats(float* dst, size_t n) {
@@ -43,9 +48,12 @@ inline void ZeroFloats(float* dst, size_t n) {
     std::memset(dst, 0, n * sizeof(float));
     return;
   }
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) Store8(dst + i, v8f{});
-  for (; i < n; ++i) dst[i] = 0.f;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) Store8(dst + i, v8f{});
+    Store8(dst + n - 8, v8f{});
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) dst[i] = 0.f;
 }
 
 class Conv2DKernel final : public Kernel {
@@ -81,6 +89,11 @@ class Conv2DKernel final : public Kernel {
   int depth_ = 0;  // K of the product
   int pad_top_ = 0, pad_left_ = 0;
   int rows_ = 0;  // M of the product: batch * out_h * out_w
+
+  // At most kNarrowConvMaxOutputs output channels: dot products straight
+  // from the input (narrow_conv.h), no packing and no im2col.
+  bool narrow_ = false;
+  NarrowConvGeometry narrow_geometry_;
 
   // Direct: the input rows are the product's rows (row stride direct_lda_).
   bool direct_ = false;
@@ -158,6 +171,18 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
   if (depth > INT32_MAX || rows > INT32_MAX) return ctx.Unsupported("convolution too large for 32-bit indexing");
   depth_ = static_cast<int>(depth);
   rows_ = static_cast<int>(rows);
+
+  narrow_ = groups_ == 1 && out_c_ <= kNarrowConvMaxOutputs;
+  if (narrow_) {
+    narrow_geometry_ = NarrowConvGeometry{.in_h = in_h_, .in_w = in_w_, .in_c = in_c_,
+                                          .out_h = out_h_, .out_w = out_w_, .out_c = out_c_,
+                                          .filter_h = filter_h_, .filter_w = filter_w_,
+                                          .stride_h = params_.stride_h, .stride_w = params_.stride_w,
+                                          .dilation_h = params_.dilation_h, .dilation_w = params_.dilation_w,
+                                          .pad_top = pad_top_, .pad_left = pad_left_};
+    packed_from_ = nullptr;
+    return Status::Ok();
+  }
 
   const bool pointwise = filter_h_ == 1 && filter_w_ == 1 && params_.stride_h == 1 && params_.stride_w == 1;
   const bool whole_image = groups_ == 1 && out_h_ == 1 && out_w_ == 1 && pad_top_ == 0 && pad_left_ == 0 &&
@@ -285,6 +310,21 @@ void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
 
 Status Conv2DKernel::Eval(KernelContext& ctx) {
   if (rows_ == 0 || out_c_ == 0) return Status::Ok();
+  if (narrow_) {
+    const float* input = ctx.input(0).data_as<float>();
+    const float* filter = ctx.input(1).data_as<float>();
+    const float* bias = ctx.has_input(2) ? ctx.input(2).data_as<float>() : nullptr;
+    float* output = ctx.output(0).data_as<float>();
+    const int out_rows = batch_ * out_h_;
+    // About 16K multiply-adds per chunk at least, so small layers stay on one thread.
+    const int64_t row_work = int64_t{out_w_} * out_c_ * depth_;
+    const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(row_work, 1));
+    ctx.ParallelFor(out_rows, min_rows, [&](int64_t begin, int64_t end) {
+      NarrowConvRows(narrow_geometry_, input, filter, bias, act_.min, act_.max, output, static_cast<int>(begin),
+                     static_cast<int>(end));
+    });
+    return Status::Ok();
+  }
   char* scratch = static_cast<char*>(ctx.scratch());
   EvalJob job{this,
               ctx.input(0).data_as<float>(),

@@ -315,6 +315,55 @@ TEST(Conv2DTest, MultiThreaded) {
   RunConvCase(narrow);
 }
 
+// One to four output channels take the dot-product path (narrow_conv.h):
+// interior tiles of several pixels, edge pixels tap by tap, runs whose length
+// is not a multiple of 8, dilation (always tap by tap), batches and threads.
+TEST(Conv2DTest, NarrowOutputs) {
+  for (int out_c : {1, 2, 3, 4}) {
+    for (int in_c : {1, 3, 8, 13}) {
+      for (int k : {1, 3, 5}) {
+        for (int stride : {1, 2}) {
+          for (auto padding : {tflite::Padding::SAME, tflite::Padding::VALID}) {
+            ConvCase c;
+            c.in_h = 12;
+            c.in_w = 23;
+            c.in_c = in_c;
+            c.out_c = out_c;
+            c.filter_h = c.filter_w = k;
+            c.stride_h = c.stride_w = stride;
+            c.padding = padding;
+            c.activation = tflite::ActivationFunctionType::RELU6;
+            RunConvCase(c);
+          }
+        }
+      }
+    }
+  }
+  ConvCase c;
+  c.in_h = 9;
+  c.in_w = 17;
+  c.in_c = 8;
+  c.out_c = 1;
+  c.filter_h = 3;
+  c.filter_w = 2;
+  c.dilation_h = 2;
+  c.dilation_w = 3;
+  RunConvCase(c);
+  c.dilation_h = c.dilation_w = 1;
+  c.batch = 3;
+  c.threads = 2;
+  c.bias = ConvCase::Bias::kNone;
+  RunConvCase(c);
+  c.bias = ConvCase::Bias::kAbsent;
+  c.filter_is_input = true;
+  c.out_c = 3;
+  RunConvCase(c);
+  // A filter wider than the input (VALID would be empty): SAME keeps every pixel an edge pixel.
+  c.in_w = 2;
+  c.filter_w = 5;
+  RunConvCase(c);
+}
+
 TEST(Conv2DTest, FilterLargerThanInputValidGivesEmptyOutput) {
   SingleOpModel m;
   m.AddInput(DataType::kFloat32, {1, 2, 2, 1});
