@@ -201,6 +201,49 @@ TEST(TransposeConvTest, ChannelsBatchesBiasActivation) {
   }
 }
 
+// Stride equal to the filter size: no two taps meet, so the kernel writes
+// the GEMM's biased, clamped columns in place. Covers pixels no tap reaches
+// (an output_shape past in * stride), clamps of the bias alone, no bias,
+// wide outputs and threads.
+TEST(TransposeConvTest, DisjointTaps) {
+  for (int out_c : {1, 3, 17}) {
+    for (int k : {2, 3}) {
+      TcCase c;
+      c.in_h = 6;
+      c.in_w = 7;
+      c.in_c = 5;
+      c.out_c = out_c;
+      c.filter_h = c.filter_w = k;
+      c.stride_h = c.stride_w = k;
+      c.activation = tflite::ActivationFunctionType::RELU6;
+      RunTransposeConv(c);
+      c.out_h = 6 * k + 2;  // two rows and columns no tap reaches: bias only
+      c.out_w = 7 * k + 1;
+      c.activation = tflite::ActivationFunctionType::RELU_N1_TO_1;
+      RunTransposeConv(c);
+      c.bias = false;
+      c.activation = tflite::ActivationFunctionType::RELU;
+      RunTransposeConv(c);
+      c.out_h = 6 * k - 1;  // less than in * stride
+      c.out_w = 7 * k - 1;
+      c.threads = 2;
+      c.bias = true;
+      RunTransposeConv(c);
+    }
+  }
+  TcCase c;
+  c.filter_h = c.stride_h = 2;
+  c.filter_w = c.stride_w = 3;
+  c.padding = tflite::Padding::VALID;
+  c.batch = 2;
+  c.threads = 3;
+  RunTransposeConv(c);
+  c.in_c = 16;
+  c.out_c = 1;
+  c.filter_w = c.stride_w = 2;
+  RunMediaPipe(c);
+}
+
 TEST(TransposeConvTest, AbsentBiasInput) {
   TcCase c;
   c.bias = false;

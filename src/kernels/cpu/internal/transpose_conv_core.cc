@@ -5,10 +5,15 @@
 // output (col2im). Threads own bands of output rows, so no two threads add
 // into the same pixel; the input rows feeding two bands are multiplied twice,
 // but only for the filter rows that reach each band.
+//
+// When the stride equals the filter size (2x2 stride-2 upsampling heads) no
+// two contributions meet: the GEMM adds the bias and clamps, and its columns
+// are copied into place instead of added.
 #include "src/kernels/cpu/internal/transpose_conv_core.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -31,6 +36,7 @@ class TransposeConvKernel final : public Kernel {
     const TransposeConvKernel* kernel;
     const float* input;
     const float* bias;
+    const float* column_bias;  // disjoint_: bias per GEMM column (ky, kx, oc), or null
     float* output;
     char* scratch;
     int active_slots;  // slots sharing the tasks (at most slots_)
@@ -40,6 +46,9 @@ class TransposeConvKernel final : public Kernel {
   void PackFilter(const float* weights, float* reordered, float* packed) const;
   void RunSlot(const EvalJob& job, int slot) const;
   void RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const;
+  void RunBandDisjoint(const EvalJob& job, int b, int oy0, int oy1, float* columns) const;
+  // Output rows [oy0, oy1) of image b set to the activated bias.
+  void FillBias(const EvalJob& job, float* image, int oy0, int oy1, bool activate) const;
 
   TransposeConvLayout layout_;
   TransposeConvParams params_;
@@ -49,6 +58,7 @@ class TransposeConvKernel final : public Kernel {
   int filter_h_ = 0, filter_w_ = 0;
   int pad_top_ = 0, pad_left_ = 0;
   int columns_ = 0;  // KH * KW * Cout
+  bool disjoint_ = false;  // stride == filter size: one contribution per output pixel at most
   int bands_ = 1;    // output row bands per image
   int slots_ = 1;
   size_t slot_bytes_ = 0;
@@ -137,6 +147,7 @@ Status TransposeConvKernel::Prepare(KernelContext& ctx) {
   slots_ = std::max(1, ctx.num_threads());
   bands_ = slots_ == 1 ? 1 : std::clamp(CeilDiv(2 * slots_, std::max(batch_, 1)), 1, std::max(out_h_, 1));
   slot_bytes_ = static_cast<size_t>(in_w_) * columns_ * sizeof(float) + 64;
+  disjoint_ = params_.stride_h == filter_h_ && params_.stride_w == filter_w_;
 
   const size_t packed_floats = PackedWeightsSize(columns_, in_c_);
   weights_constant_ = weights.is_constant() && weights.data != nullptr;
@@ -158,7 +169,8 @@ Status TransposeConvKernel::Prepare(KernelContext& ctx) {
     packed_from_ = nullptr;
     reordered_.resize(static_cast<size_t>(columns_) * in_c_);
   }
-  ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_ + 64);
+  ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_ + 64 +
+                     (disjoint_ ? static_cast<size_t>(columns_) * sizeof(float) + 64 : 0));
   return Status::Ok();
 }
 
@@ -174,18 +186,100 @@ void TransposeConvKernel::PackFilter(const float* weights, float* reordered, flo
   PackWeights(reordered, columns_, in_c_, cin, packed);
 }
 
-void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
+void TransposeConvKernel::FillBias(const EvalJob& job, float* image, int oy0, int oy1, bool activate) const {
+  const size_t cout = static_cast<size_t>(out_c_);
+  const size_t out_row_floats = static_cast<size_t>(out_w_) * cout;
+  float value[kGemmPanelWidth];
+  for (int oy = oy0; oy < oy1; ++oy) {
+    float* row = image + static_cast<size_t>(oy) * out_row_floats;
+    if (job.bias == nullptr) {
+      std::fill(row, row + out_row_floats, activate ? std::min(std::max(0.f, act_.min), act_.max) : 0.f);
+    } else if (cout <= kGemmPanelWidth) {
+      for (size_t c = 0; c < cout; ++c) {
+        value[c] = activate ? std::min(std::max(job.bias[c], act_.min), act_.max) : job.bias[c];
+      }
+      for (size_t i = 0; i < out_row_floats; i += cout) {
+        for (size_t c = 0; c < cout; ++c) row[i + c] = value[c];
+      }
+    } else {
+      for (int ox = 0; ox < out_w_; ++ox) std::copy(job.bias, job.bias + cout, row + ox * cout);
+      if (activate) {
+        for (size_t i = 0; i < out_row_floats; ++i) row[i] = std::min(std::max(row[i], act_.min), act_.max);
+      }
+    }
+  }
+}
+
+// dst[i * count + j] = src[i * src_stride + j] for i < n, j < count: one
+// filter row's outputs of every input pixel, consecutive in the output row.
+// Sizes known at compile time copy without a loop per pixel; false when
+// `count` is not one of them.
+template <size_t kCount>
+void CopyFixedRows(const float* src, size_t src_stride, float* dst, int n) {
+  for (int i = 0; i < n; ++i, src += src_stride, dst += kCount) std::memcpy(dst, src, kCount * sizeof(float));
+}
+bool CopyTapRows(const float* src, size_t src_stride, float* dst, size_t count, int n) {
+  switch (count) {
+    case 1: CopyFixedRows<1>(src, src_stride, dst, n); return true;
+    case 2: CopyFixedRows<2>(src, src_stride, dst, n); return true;
+    case 3: CopyFixedRows<3>(src, src_stride, dst, n); return true;
+    case 4: CopyFixedRows<4>(src, src_stride, dst, n); return true;
+    case 6: CopyFixedRows<6>(src, src_stride, dst, n); return true;
+    case 8: CopyFixedRows<8>(src, src_stride, dst, n); return true;
+    case 16: CopyFixedRows<16>(src, src_stride, dst, n); return true;
+    default: return false;
+  }
+}
+
+void TransposeConvKernel::RunBandDisjoint(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
   const size_t cout = static_cast<size_t>(out_c_);
   const size_t out_row_floats = static_cast<size_t>(out_w_) * cout;
   float* image = job.output + static_cast<size_t>(b) * out_h_ * out_row_floats;
-  for (int oy = oy0; oy < oy1; ++oy) {
-    float* row = image + static_cast<size_t>(oy) * out_row_floats;
-    if (job.bias != nullptr) {
-      for (int ox = 0; ox < out_w_; ++ox) std::copy(job.bias, job.bias + cout, row + ox * cout);
-    } else {
-      std::fill(row, row + out_row_floats, 0.f);
+  const int sh = params_.stride_h, sw = params_.stride_w;
+  // Pixels no input reaches (padding, or an output_shape past in * stride) hold the bias.
+  const bool covered = pad_top_ == 0 && pad_left_ == 0 && int64_t{out_h_} == int64_t{in_h_} * sh &&
+                       int64_t{out_w_} == int64_t{in_w_} * sw;
+  if (!covered) FillBias(job, image, oy0, oy1, /*activate=*/true);
+  const int iy_lo = std::max(0, CeilDiv(oy0 + pad_top_ - filter_h_ + 1, sh));
+  const int iy_hi = std::min(in_h_ - 1, FloorDiv(oy1 - 1 + pad_top_, sh));
+  const size_t tap_row_cols = static_cast<size_t>(filter_w_) * cout;
+  const GemmEpilogue epilogue{job.column_bias, act_.min, act_.max};
+  for (int iy = iy_lo; iy <= iy_hi; ++iy) {
+    const int oy_base = iy * sh - pad_top_;
+    const int ky_lo = std::max(0, oy0 - oy_base);
+    const int ky_hi = std::min(filter_h_, oy1 - oy_base);
+    if (ky_lo >= ky_hi) continue;
+    const int col_begin = static_cast<int>(ky_lo * tap_row_cols) / kGemmPanelWidth * kGemmPanelWidth;
+    const int col_end = static_cast<int>(ky_hi * tap_row_cols);
+    const float* in_row = job.input + (static_cast<size_t>(b) * in_h_ + iy) * in_w_ * in_c_;
+    GemmPacked(in_w_, columns_, in_c_, in_row, static_cast<size_t>(in_c_), packed_.data(), epilogue, columns,
+               static_cast<size_t>(columns_), col_begin, col_end);
+    for (int ky = ky_lo; ky < ky_hi; ++ky) {
+      float* out_row = image + static_cast<size_t>(oy_base + ky) * out_row_floats;
+      if (covered && CopyTapRows(columns + ky * tap_row_cols, static_cast<size_t>(columns_), out_row, tap_row_cols,
+                                 in_w_)) {
+        continue;
+      }
+      for (int ix = 0; ix < in_w_; ++ix) {
+        const int ox_base = ix * sw - pad_left_;
+        const int kx_lo = std::max(0, -ox_base);
+        const int kx_hi = std::min(filter_w_, out_w_ - ox_base);
+        if (kx_lo >= kx_hi) continue;
+        const float* src = columns + static_cast<size_t>(ix) * columns_ + ky * tap_row_cols + kx_lo * cout;
+        float* dst = out_row + static_cast<size_t>(ox_base + kx_lo) * cout;
+        const size_t count = static_cast<size_t>(kx_hi - kx_lo) * cout;
+        for (size_t i = 0; i < count; ++i) dst[i] = src[i];
+      }
     }
   }
+}
+
+void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
+  if (disjoint_) return RunBandDisjoint(job, b, oy0, oy1, columns);
+  const size_t cout = static_cast<size_t>(out_c_);
+  const size_t out_row_floats = static_cast<size_t>(out_w_) * cout;
+  float* image = job.output + static_cast<size_t>(b) * out_h_ * out_row_floats;
+  FillBias(job, image, oy0, oy1, /*activate=*/false);
   const int sh = params_.stride_h, sw = params_.stride_w;
   // Input rows with some iy * sh - pad_top + ky in [oy0, oy1).
   const int iy_lo = std::max(0, CeilDiv(oy0 + pad_top_ - filter_h_ + 1, sh));
@@ -246,11 +340,19 @@ Status TransposeConvKernel::Eval(KernelContext& ctx) {
     PackFilter(ctx.input(layout_.weights).data_as<float>(), reordered_.data(), packed_.data());
   }
   const bool has_bias = layout_.bias >= 0 && ctx.has_input(layout_.bias);
+  const float* bias = has_bias ? ctx.input(layout_.bias).data_as<float>() : nullptr;
+  char* scratch = static_cast<char*>(ctx.scratch());
+  float* column_bias = nullptr;
+  if (disjoint_ && bias != nullptr) {
+    column_bias = AlignFloats64(scratch + static_cast<size_t>(slots_) * slot_bytes_);
+    for (int i = 0; i < columns_; ++i) column_bias[i] = bias[i % out_c_];
+  }
   const EvalJob job{this,
                     ctx.input(layout_.input).data_as<float>(),
-                    has_bias ? ctx.input(layout_.bias).data_as<float>() : nullptr,
+                    bias,
+                    column_bias,
                     ctx.output(0).data_as<float>(),
-                    static_cast<char*>(ctx.scratch()),
+                    scratch,
                     std::min(slots_, batch_ * bands_)};
   if (job.active_slots <= 1) {
     RunSlot(job, 0);
