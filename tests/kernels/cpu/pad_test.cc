@@ -95,6 +95,22 @@ TEST(Pad, LargeMultiThreaded) {
   CheckPad<float>(DataType::kFloat32, input, {{1, 0}, {0, 0}, {0, 0}, {3, 5}}, false, nullptr, 0.f, 4);
 }
 
+// Channel padding of 4-byte elements: short rows written inline, with runs
+// shorter and longer than one vector, before and after, and a PADV2 value.
+TEST(Pad, ShortChannelRows) {
+  std::mt19937 rng(9);
+  for (int channels : {3, 8, 13, 24}) {
+    const ref::Tensor<float> input = ref::RandomTensor<float>(rng, {2, 5, 7, channels});
+    CheckPad<float>(DataType::kFloat32, input, {{0, 0}, {0, 0}, {0, 0}, {0, 4}}, false, nullptr, 0.f);
+    CheckPad<float>(DataType::kFloat32, input, {{0, 0}, {0, 0}, {0, 0}, {9, 2}}, false, nullptr, 0.f, 2);
+    const float value = -2.5f;
+    CheckPad<float>(DataType::kFloat32, input, {{0, 0}, {1, 0}, {0, 0}, {5, 11}}, false, &value, value);
+    const ref::Tensor<int32_t> ints = ref::RandomTensor<int32_t>(rng, {3, channels});
+    const int32_t fill = 77;
+    CheckPad<int32_t>(DataType::kInt32, ints, {{0, 0}, {2, 9}}, true, &fill, fill);
+  }
+}
+
 TEST(Pad, EmptyInput) {
   CheckPad<float>(DataType::kFloat32, {{0, 3}, {}}, {{1, 1}, {0, 2}}, false, nullptr, 0.f);
 }

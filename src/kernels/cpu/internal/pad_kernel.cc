@@ -24,6 +24,27 @@ void IntegerToElement(DataType type, int64_t value, uint8_t* out) {
   }
 }
 
+// Rows of 4-byte elements up to this size are written inline: a channel pad
+// (e.g. [64,64,24] -> [64,64,28]) is thousands of short rows, where calls to
+// memcpy and a fill per row would cost more than the copy.
+constexpr int64_t kShortRowBytes = 1024;
+
+void CopyShortRow4(uint8_t* out, const uint8_t* in, int64_t before, int64_t count, int64_t after, const uint8_t* fill) {
+  uint8_t fill32[32];
+  for (int i = 0; i < 32; i += 4) std::memcpy(fill32 + i, fill, 4);
+  auto fill_run = [&](uint8_t* dst, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) std::memcpy(dst + 4 * i, fill32, 32);
+    for (; i < n; ++i) std::memcpy(dst + 4 * i, fill32, 4);
+  };
+  fill_run(out, before);
+  out += 4 * before;
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) std::memcpy(out + 4 * i, in + 4 * i, 32);
+  for (; i < count; ++i) std::memcpy(out + 4 * i, in + 4 * i, 4);
+  fill_run(out + 4 * count, after);
+}
+
 class PadKernel final : public Kernel {
  public:
   Status Prepare(KernelContext& ctx) override {
@@ -140,6 +161,8 @@ class PadKernel final : public Kernel {
         }
         if (!interior) {
           FillElements(out, row_elems, fill_, elem_size_);
+        } else if (esize == 4 && row_bytes <= kShortRowBytes) {
+          CopyShortRow4(out, src + src_offset * esize, before_[last], in_[last], after_[last], fill_);
         } else {
           FillElements(out, before_[last], fill_, elem_size_);
           std::memcpy(out + before_[last] * esize, src + src_offset * esize, static_cast<size_t>(in_[last] * esize));
