@@ -129,7 +129,13 @@ inline T WrappingMul(T a, T b) {
 template <typename In, typename Out, typename Fn>
 void UnaryMap(KernelContext& ctx, const In* in, Out* out, int64_t n, int64_t min_chunk, const Fn& fn) {
   ParallelChunks(ctx, n, min_chunk, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i] = fn(in[i]);
+    // Locals, not the captured references: a store through an 8-bit `out`
+    // may alias anything in memory, which would make the compiler reload the
+    // pointers and fn's state every element and keep the loop scalar.
+    const In* src = in;
+    Out* dst = out;
+    const Fn f = fn;
+    for (int64_t i = begin; i < end; ++i) dst[i] = f(src[i]);
   });
 }
 

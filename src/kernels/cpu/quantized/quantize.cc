@@ -146,8 +146,21 @@ class QuantizeKernel final : public Kernel {
         }
         const Out* table = block_table;
         const int64_t head = n - n % 16;
-        UnaryMap(ctx, in, out, head, kDefaultMinChunk,
-                 [table](In x) { return table[static_cast<uint8_t>(x)]; });
+        // A model's input QUANTIZE often only moves uint8 to int8 at the same
+        // scale (zero point - 128): the table is then a flip of the top bit
+        // (or the identity), which vectorises where a lookup does not.
+        bool flip = true, same = true;
+        for (int b = 0; b < 256; ++b) {
+          flip &= static_cast<uint8_t>(block_table[b]) == (b ^ 0x80);
+          same &= static_cast<uint8_t>(block_table[b]) == b;
+        }
+        if (flip || same) {
+          const uint8_t bits = flip ? 0x80 : 0x00;
+          UnaryMap(ctx, in, out, head, kDefaultMinChunk,
+                   [bits](In x) { return static_cast<Out>(static_cast<uint8_t>(static_cast<uint8_t>(x) ^ bits)); });
+        } else {
+          UnaryMap(ctx, in, out, head, kDefaultMinChunk, [table](In x) { return table[static_cast<uint8_t>(x)]; });
+        }
         for (int64_t i = head; i < n; ++i) out[i] = tail_table[static_cast<uint8_t>(in[i])];
       } else {
         UnaryMap(ctx, in, out, n, kDefaultMinChunk, [=](In x) {

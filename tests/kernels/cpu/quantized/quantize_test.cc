@@ -49,6 +49,22 @@ TEST(QuantizeTest, Uint8ToInt8WithTheSameScaleShiftsBy128) {
   EXPECT_EQ(RunQ<uint8_t>(out, std::vector<int8_t>{-128, -127, -1, 0, 127}, in), (std::vector<uint8_t>{0, 1, 127, 128, 255}));
 }
 
+TEST(QuantizeTest, SameScaleFlipsTheTopBitOverWholeBlocks) {
+  // 300 values: every byte in the blocks of 16 (the vectorised bit flip or
+  // copy) and in the scalar tail.
+  std::vector<uint8_t> u(300);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<uint8_t>(i * 7 + 3);
+  const QTensor in{DataType::kUInt8, {300}, 0.0078431377f, 127};
+  const QTensor out{DataType::kInt8, {300}, 0.0078431377f, -1};
+  std::vector<int8_t> want;
+  for (uint8_t v : u) want.push_back(static_cast<int8_t>(static_cast<int32_t>(v) - 128));
+  EXPECT_EQ(RunQ<int8_t>(in, u, out), want);
+  EXPECT_EQ(RunQ<uint8_t>(out, want, in), u);
+  // Same type and parameters: a copy.
+  const QTensor same{DataType::kUInt8, {300}, 0.5f, 3};
+  EXPECT_EQ(RunQ<uint8_t>(same, u, same), u);
+}
+
 TEST(QuantizeTest, XnnpackConvertArithmetic) {
   // int8 -> int8, ratio 0.75: multiplier round(256 * 0.75) = 192,
   // out = ((x - 2) * 192 + 256 * -3 + 128) >> 8 (arithmetic shift).
