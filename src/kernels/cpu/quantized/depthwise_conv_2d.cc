@@ -40,6 +40,12 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
 
  private:
   void RunRow(const uint8_t* input, uint8_t* output, int b, int oy, const uint8_t** taps) const;
+  // One output pixel: the 16-channel blocks (when `vector_part`) and the channel tail.
+  void RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox, const uint8_t** taps,
+                bool vector_part) const;
+  // The 16-channel blocks of output pixels [interior_begin_, interior_end_)
+  // of a row whose 3x3 windows lie inside the input.
+  void RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy) const;
   int32_t Scalar(const uint8_t* const* taps, int o) const;
   void EvalInt16(KernelContext& ctx) const;
 
@@ -52,6 +58,8 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
   int out_h_ = 0, out_w_ = 0, out_c_ = 0, mult_ = 1;
   int filter_h_ = 0, filter_w_ = 0, taps_ = 0, tap_pairs_ = 0;
   int pad_top_ = 0, pad_left_ = 0;
+  // Output columns whose window lies inside the input horizontally.
+  int interior_begin_ = 0, interior_end_ = 0;
   uint8_t xor_mask_ = 0;
   int vec_c_ = 0;  // channels handled 16 at a time (multiplier 1)
   // Vector part: per 16-channel block, per tap pair, 32 int16 in lane order.
@@ -120,6 +128,12 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, {batch_, out_h_, out_w_, out_c_}));
   taps_ = filter_h_ * filter_w_;
   tap_pairs_ = (taps_ + 1) / 2;
+  interior_begin_ = std::min(out_w_, (pad_left_ + params_.stride_w - 1) / params_.stride_w);
+  {
+    const int last_start = in_w_ - 1 - (filter_w_ - 1) * params_.dilation_w + pad_left_;
+    interior_end_ = last_start < 0 ? 0 : std::min(out_w_, last_start / params_.stride_w + 1);
+    interior_end_ = std::max(interior_end_, interior_begin_);
+  }
 
   if (in_type_ == DataType::kInt16) {
     range_ = QuantizedActivationRange(params_.activation, in_type_, out_q_.scale, out_q_.zero_point);
@@ -196,27 +210,41 @@ int32_t QuantizedDepthwiseConv2DKernel::Scalar(const uint8_t* const* taps, int o
   return RequantizeFp32(acc, scale_[static_cast<size_t>(o)], out_q_.zero_point, range_.min, range_.max);
 }
 
-void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* output, int b, int oy,
-                                            const uint8_t** taps) const {
+// Requantizes two accumulators of a 16-channel block (lane order A: 0-3,
+// 8-11; B: 4-7, 12-15) and stores the 16 bytes.
+inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, __m256 lo, __m256 hi, __m256i ozp,
+                       bool is_signed, uint8_t* out) {
+  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), lo), hi);
+  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), lo), hi);
+  const __m256i ia = _mm256_add_epi32(_mm256_cvtps_epi32(fa), ozp);
+  const __m256i ib = _mm256_add_epi32(_mm256_cvtps_epi32(fb), ozp);
+  // packs per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
+  const __m256i w16 = _mm256_packs_epi32(ia, ib);
+  const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
+  const __m128i bytes = is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+}
+
+void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox,
+                                              const uint8_t** taps, bool vector_part) const {
   const size_t image = static_cast<size_t>(in_h_) * in_w_ * in_c_;
   const uint8_t* zp = zp_row_.data();
-  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
-  const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point));
-  const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point));
-  const __m256i ozp = _mm256_set1_epi32(out_q_.zero_point);
-  const bool is_signed = in_type_ == DataType::kInt8;
-  for (int ox = 0; ox < out_w_; ++ox) {
-    for (int ky = 0; ky < filter_h_; ++ky) {
-      const int iy = oy * params_.stride_h - pad_top_ + ky * params_.dilation_h;
-      for (int kx = 0; kx < filter_w_; ++kx) {
-        const int ix = ox * params_.stride_w - pad_left_ + kx * params_.dilation_w;
-        const bool inside = iy >= 0 && iy < in_h_ && ix >= 0 && ix < in_w_;
-        taps[ky * filter_w_ + kx] =
-            inside ? input + b * image + (static_cast<size_t>(iy) * in_w_ + ix) * in_c_ : zp;
-      }
+  for (int ky = 0; ky < filter_h_; ++ky) {
+    const int iy = oy * params_.stride_h - pad_top_ + ky * params_.dilation_h;
+    for (int kx = 0; kx < filter_w_; ++kx) {
+      const int ix = ox * params_.stride_w - pad_left_ + kx * params_.dilation_w;
+      const bool inside = iy >= 0 && iy < in_h_ && ix >= 0 && ix < in_w_;
+      taps[ky * filter_w_ + kx] = inside ? input + b * image + (static_cast<size_t>(iy) * in_w_ + ix) * in_c_ : zp;
     }
-    if (taps_ & 1) taps[taps_] = zp;
-    uint8_t* out = output + ((static_cast<size_t>(b) * out_h_ + oy) * out_w_ + ox) * out_c_;
+  }
+  if (taps_ & 1) taps[taps_] = zp;
+  uint8_t* out = output + ((static_cast<size_t>(b) * out_h_ + oy) * out_w_ + ox) * out_c_;
+  if (vector_part) {
+    const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
+    const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point));
+    const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point));
+    const __m256i ozp = _mm256_set1_epi32(out_q_.zero_point);
+    const bool is_signed = in_type_ == DataType::kInt8;
     for (int c0 = 0; c0 < vec_c_; c0 += 16) {
       const int blk = c0 / 16;
       __m256i acc_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16));
@@ -232,20 +260,71 @@ void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* outpu
         acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w0));
         acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w1));
       }
-      const __m256 sa = _mm256_load_ps(vscale_.data() + blk * 16);
-      const __m256 sb = _mm256_load_ps(vscale_.data() + blk * 16 + 8);
-      __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), lo), hi);
-      __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), lo), hi);
-      const __m256i ia = _mm256_add_epi32(_mm256_cvtps_epi32(fa), ozp);
-      const __m256i ib = _mm256_add_epi32(_mm256_cvtps_epi32(fb), ozp);
-      // packs per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
-      const __m256i w16 = _mm256_packs_epi32(ia, ib);
-      const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
-      const __m128i bytes = is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c0), bytes);
+      StoreBlock(acc_a, acc_b, _mm256_load_ps(vscale_.data() + blk * 16), _mm256_load_ps(vscale_.data() + blk * 16 + 8),
+                 lo, hi, ozp, is_signed, out + c0);
     }
-    for (int o = vec_c_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
   }
+  for (int o = vec_c_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
+}
+
+void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy) const {
+  const size_t c_total = static_cast<size_t>(in_c_);
+  const uint8_t* tap[9];
+  for (int ky = 0; ky < 3; ++ky) {
+    const size_t iy = static_cast<size_t>(oy * params_.stride_h - pad_top_ + ky * params_.dilation_h);
+    for (int kx = 0; kx < 3; ++kx) tap[ky * 3 + kx] = image + (iy * in_w_ + kx * params_.dilation_w) * c_total;
+  }
+  const size_t step = static_cast<size_t>(params_.stride_w) * c_total;
+  const size_t first = static_cast<size_t>(interior_begin_ * params_.stride_w - pad_left_) * c_total;
+  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point));
+  const __m256i ozp = _mm256_set1_epi32(out_q_.zero_point);
+  const bool is_signed = in_type_ == DataType::kInt8;
+  auto load_tap = [&](int t, size_t offset) {
+    return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tap[t] + offset)), mask));
+  };
+  for (int c0 = 0; c0 < vec_c_; c0 += 16) {
+    const int blk = c0 / 16;
+    // Five tap pairs; the tenth tap's weights are zero, so it pairs with any input.
+    const int16_t* wp = wpacked_.data() + static_cast<size_t>(blk) * 5 * 32;
+    __m256i w[10];
+    for (int i = 0; i < 10; ++i) w[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16 * i));
+    const __m256i bias_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16));
+    const __m256i bias_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16 + 8));
+    const __m256 sa = _mm256_load_ps(vscale_.data() + blk * 16);
+    const __m256 sb = _mm256_load_ps(vscale_.data() + blk * 16 + 8);
+    size_t offset = first + static_cast<size_t>(c0);
+    uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + c0;
+    for (int ox = interior_begin_; ox < interior_end_; ++ox, offset += step, out += c_total) {
+      __m256i acc_a = bias_a, acc_b = bias_b;
+#pragma GCC unroll 5
+      for (int p = 0; p < 5; ++p) {
+        const __m256i x0 = load_tap(2 * p, offset);
+        const __m256i x1 = p < 4 ? load_tap(2 * p + 1, offset) : x0;
+        acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
+        acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
+      }
+      StoreBlock(acc_a, acc_b, sa, sb, lo, hi, ozp, is_signed, out);
+    }
+  }
+}
+
+void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* output, int b, int oy,
+                                            const uint8_t** taps) const {
+  const int iy0 = oy * params_.stride_h - pad_top_;
+  const bool rows_inside = iy0 >= 0 && iy0 + (filter_h_ - 1) * params_.dilation_h < in_h_;
+  if (filter_h_ != 3 || filter_w_ != 3 || vec_c_ == 0 || !rows_inside || interior_begin_ >= interior_end_) {
+    for (int ox = 0; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
+    return;
+  }
+  for (int ox = 0; ox < interior_begin_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
+  const uint8_t* image = input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
+  RunRowInterior3x3(image, output + (static_cast<size_t>(b) * out_h_ + oy) * out_w_ * out_c_, oy);
+  if (vec_c_ < out_c_) {
+    for (int ox = interior_begin_; ox < interior_end_; ++ox) RunPixel(input, output, b, oy, ox, taps, false);
+  }
+  for (int ox = interior_end_; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
 }
 
 void QuantizedDepthwiseConv2DKernel::EvalInt16(KernelContext& ctx) const {

@@ -106,7 +106,10 @@ std::vector<uint8_t> Reference(const ConvCase& c, const std::vector<uint8_t>& x,
   return y;
 }
 
-void RandomSweep(bool depthwise, uint32_t seed, int count) {
+// force_3x3: 3x3 depthwise filters on inputs wide and tall enough for rows
+// of interior windows (the kernel's weights-in-registers path), with and
+// without a channel tail past the 16-channel blocks.
+void RandomSweep(bool depthwise, uint32_t seed, int count, bool force_3x3 = false) {
   std::mt19937 rng(seed);
   auto U = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
   for (int iter = 0; iter < count; ++iter) {
@@ -129,6 +132,13 @@ void RandomSweep(bool depthwise, uint32_t seed, int count) {
       c.w = std::max(c.w, (c.kw - 1) * c.dw + 1);
     }
     c.mult = depthwise && U(0, 3) == 0 ? 2 : 1;
+    if (force_3x3) {
+      c.kh = c.kw = 3;
+      c.h = U(7, 14);
+      c.w = U(7, 20);
+      c.cin = 16 * U(1, 3) + (iter % 2 ? U(1, 7) : 0);
+      c.mult = 1;
+    }
     c.cout = depthwise ? c.cin * c.mult : U(1, 40);
     c.threads = 1 + iter % 2;
     const int lo = kind == 0 ? 0 : -128, hi = kind == 0 ? 255 : 127;
@@ -162,6 +172,7 @@ void RandomSweep(bool depthwise, uint32_t seed, int count) {
 
 TEST(QuantizedConv2D, RandomMatchesReference) { RandomSweep(false, 11, 30); }
 TEST(QuantizedDepthwiseConv2D, RandomMatchesReference) { RandomSweep(true, 12, 30); }
+TEST(QuantizedDepthwiseConv2D, Random3x3InteriorRowsMatchReference) { RandomSweep(true, 13, 40, true); }
 
 TEST(QuantizedConv2D, HandComputedPaddingReadsZeroPoint) {
   // 1x2x2x1 uint8 input, zp 128, 3x3 SAME filter of ones (w_zp 0), scale 1:
