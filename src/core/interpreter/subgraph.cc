@@ -11,6 +11,7 @@
 #include "src/core/interpreter/thread_pool.h"
 #include "src/core/memory/arena_planner.h"
 #include "src/core/model/verifier.h"
+#include "src/core/ops/params.h"
 #include "tflite_generated.h"
 
 namespace relite {
@@ -223,10 +224,108 @@ Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
   return Status::Ok();
 }
 
+void Subgraph::FuseResidualAdds() {
+  constexpr int32_t kAdd = 0, kPad = 34;
+  std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
+  std::vector<int> position(nodes_.size(), -1);
+  for (size_t i = 0; i < execution_plan_.size(); ++i) {
+    const int index = execution_plan_[i];
+    position[static_cast<size_t>(index)] = static_cast<int>(i);
+    const Node& node = nodes_[static_cast<size_t>(index)];
+    for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
+    for (int t : node.inputs) {
+      if (t >= 0) ++readers[static_cast<size_t>(t)];
+    }
+  }
+  for (int t : outputs_) ++readers[static_cast<size_t>(t)];
+  // Ready before the node at plan position `pos` runs: a graph input, a
+  // constant, or the output of an earlier node.
+  auto ready_before = [&](int t, int pos) {
+    const int w = writer[static_cast<size_t>(t)];
+    return w < 0 || position[static_cast<size_t>(w)] < pos;
+  };
+  auto is_float = [&](int t) { return tensors_[static_cast<size_t>(t)].type == DataType::kFloat32; };
+  // A PAD that only appends zero channels: the consumer can read its input instead.
+  auto channel_pad_input = [&](int t) -> int {
+    const int w = writer[static_cast<size_t>(t)];
+    if (w < 0 || readers[static_cast<size_t>(t)] != 1) return -1;
+    const Node& pad = nodes_[static_cast<size_t>(w)];
+    if (pad.builtin_code != kPad || pad.inputs.size() != 2 || pad.outputs.size() != 1 || pad.inputs[0] < 0 ||
+        pad.inputs[1] < 0 || folded_[static_cast<size_t>(w)]) {
+      return -1;
+    }
+    const Tensor& in = tensors_[static_cast<size_t>(pad.inputs[0])];
+    const Tensor& paddings = tensors_[static_cast<size_t>(pad.inputs[1])];
+    if (in.type != DataType::kFloat32 || in.rank() != 4 || !paddings.is_constant() || paddings.data == nullptr ||
+        paddings.num_elements() != 8) {
+      return -1;
+    }
+    for (int i = 0; i < 8; ++i) {
+      int64_t v;
+      if (paddings.type == DataType::kInt32) {
+        v = paddings.data_as<int32_t>()[i];
+      } else if (paddings.type == DataType::kInt64) {
+        v = paddings.data_as<int64_t>()[i];
+      } else {
+        return -1;
+      }
+      if (i != 7 ? v != 0 : v < 0) return -1;
+    }
+    return pad.inputs[0];
+  };
+  for (int index : execution_plan_) {
+    Node& add = nodes_[static_cast<size_t>(index)];
+    if (folded_[static_cast<size_t>(index)] || add.is_custom() || add.builtin_code != kAdd || add.inputs.size() != 2 ||
+        add.outputs.size() != 1 || add.inputs[0] < 0 || add.inputs[1] < 0) {
+      continue;
+    }
+    const Tensor& sum = tensors_[static_cast<size_t>(add.outputs[0])];
+    if (!is_float(add.outputs[0]) || sum.is_variable || sum.rank() != 4) continue;
+    const StatusOr<Activation> act = ParseFusedActivation(add);
+    if (!act.ok() || !IsClampActivation(*act)) continue;
+    const ActivationRange range = GetActivationRange(*act);
+    for (int k = 0; k < 2; ++k) {
+      const int a = add.inputs[static_cast<size_t>(k)], b = add.inputs[static_cast<size_t>(1 - k)];
+      const int w = writer[static_cast<size_t>(a)];
+      if (w < 0 || a == b || readers[static_cast<size_t>(a)] != 1 || !is_float(a) || !is_float(b)) continue;
+      Node& producer = nodes_[static_cast<size_t>(w)];
+      Kernel* kernel = kernels_[static_cast<size_t>(w)].get();
+      const int slot = kernel->residual_input_index();
+      if (slot < 0 || producer.outputs.size() != 1 || tensors_[static_cast<size_t>(a)].shape != sum.shape) continue;
+      const int producer_pos = position[static_cast<size_t>(w)];
+      // Prefer reading through a channel PAD: then the PAD need not run either.
+      int residual = -1, skipped_pad = -1;
+      const int pad_in = channel_pad_input(b);
+      if (pad_in >= 0 && ready_before(pad_in, producer_pos)) {
+        const Shape& x = tensors_[static_cast<size_t>(pad_in)].shape;
+        if (x[0] == sum.shape[0] && x[1] == sum.shape[1] && x[2] == sum.shape[2] && x[3] <= sum.shape[3]) {
+          residual = pad_in;
+          skipped_pad = writer[static_cast<size_t>(b)];
+        }
+      }
+      if (residual < 0 && tensors_[static_cast<size_t>(b)].shape == sum.shape && ready_before(b, producer_pos)) {
+        residual = b;
+      }
+      if (residual < 0 || !kernel->FuseResidualAdd(slot, range.min, range.max)) continue;
+      // The producer reads the operand and writes the ADD's output; the ADD
+      // (and the channel PAD) no longer run.
+      while (static_cast<int>(producer.inputs.size()) < slot) producer.inputs.push_back(-1);
+      producer.inputs.push_back(residual);
+      producer.input_types.resize(producer.inputs.size(), DataType::kFloat32);
+      producer.outputs[0] = add.outputs[0];
+      writer[static_cast<size_t>(add.outputs[0])] = producer.index;
+      folded_[static_cast<size_t>(index)] = kFusedNode;
+      if (skipped_pad >= 0) folded_[static_cast<size_t>(skipped_pad)] = kFusedNode;
+      break;
+    }
+  }
+}
+
 void Subgraph::FuseClamps() {
   constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
   std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
   for (int index : execution_plan_) {
+    if (folded_[static_cast<size_t>(index)]) continue;  // e.g. an ADD fused by FuseResidualAdds
     const Node& node = nodes_[static_cast<size_t>(index)];
     for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
     for (int t : node.inputs) {
@@ -348,7 +447,10 @@ Status Subgraph::AllocateTensors() {
   if (!clamps_fused_) {
     // After delegation (delegates see the unfused graph), once: a kernel is
     // offered the fusion before its first Prepare.
-    if (!preserve_all_tensors_) FuseClamps();
+    if (!preserve_all_tensors_) {
+      FuseResidualAdds();
+      FuseClamps();
+    }
     clamps_fused_ = true;
   }
   for (int i : execution_plan_) {

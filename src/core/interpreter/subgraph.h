@@ -63,6 +63,10 @@ class Subgraph {
   bool CanFold(int node_index) const;
   Status ResetVariableTensors();
   Status PlanMemory();
+  // Residual ADDs (and the channel PADs feeding them) into the producing
+  // kernel (Kernel::FuseResidualAdd); before FuseClamps, which may then add
+  // a following RELU to the same kernel.
+  void FuseResidualAdds();
   void FuseClamps();
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -62,14 +63,30 @@ class Conv2DKernel final : public Kernel {
 
   Status Prepare(KernelContext& ctx) override;
   bool FuseClamp(float min, float max) override { return FuseClampInto(&params_.activation, min, max); }
+  bool FuseResidualAdd(int residual_input_index, float min, float max) override {
+    // The clamp must follow the sum: only a convolution without its own activation.
+    if (residual_input_index != kResidualInput || params_.activation != Activation::kNone || fused_residual_) {
+      return false;
+    }
+    if ((min != -std::numeric_limits<float>::infinity() || max != std::numeric_limits<float>::infinity()) &&
+        !FuseClampInto(&params_.activation, min, max)) {
+      return false;
+    }
+    fused_residual_ = true;
+    return true;
+  }
+  int residual_input_index() const override { return kResidualInput; }
   Status Eval(KernelContext& ctx) override;
 
  private:
+  static constexpr int kResidualInput = 3;  // after the optional bias
+
   struct EvalJob {
     const Conv2DKernel* kernel;
     const float* input;
     const float* packed;
     const float* bias;
+    const float* residual;  // fused ADD operand, or null
     float* output;
     char* scratch;
     int active_slots;  // slots sharing the tasks (at most slots_)
@@ -93,6 +110,9 @@ class Conv2DKernel final : public Kernel {
   // At most kNarrowConvMaxOutputs output channels: dot products straight
   // from the input (narrow_conv.h), no packing and no im2col.
   bool narrow_ = false;
+  // A fused residual ADD: input kResidualInput, residual_c_ channels per pixel.
+  bool fused_residual_ = false;
+  int residual_c_ = 0;
   NarrowConvGeometry narrow_geometry_;
 
   // Direct: the input rows are the product's rows (row stride direct_lda_).
@@ -111,7 +131,8 @@ class Conv2DKernel final : public Kernel {
 };
 
 Status Conv2DKernel::Prepare(KernelContext& ctx) {
-  if (ctx.num_inputs() < 2 || ctx.num_inputs() > 3) {
+  const int max_inputs = fused_residual_ ? kResidualInput + 1 : 3;
+  if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
     return ctx.Error("expected 2 or 3 inputs (input, filter[, bias]), got " + std::to_string(ctx.num_inputs()));
   }
   if (ctx.num_outputs() != 1) return ctx.Error("expected 1 output, got " + std::to_string(ctx.num_outputs()));
@@ -172,7 +193,21 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
   depth_ = static_cast<int>(depth);
   rows_ = static_cast<int>(rows);
 
-  narrow_ = groups_ == 1 && out_c_ <= kNarrowConvMaxOutputs;
+  if (fused_residual_) {
+    if (!ctx.has_input(kResidualInput)) return InternalError(ctx.node().Describe() + ": fused ADD operand is missing");
+    const Tensor& residual = ctx.input(kResidualInput);
+    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, residual, "fused ADD operand"));
+    if (residual.rank() != 4 || residual.dim(0) != batch_ || residual.dim(1) != out_h_ || residual.dim(2) != out_w_ ||
+        residual.dim(3) > out_c_) {
+      // Shapes fixed at fusion time can only change through ResizeInputTensor.
+      return ctx.Unsupported("the ADD fused into this convolution needs an operand of shape [" +
+                             std::to_string(batch_) + "," + std::to_string(out_h_) + "," + std::to_string(out_w_) +
+                             ",<=" + std::to_string(out_c_) + "] after the resize, got " +
+                             ShapeToString(residual.shape));
+    }
+    residual_c_ = residual.dim(3);
+  }
+  narrow_ = groups_ == 1 && out_c_ <= kNarrowConvMaxOutputs && !fused_residual_;
   if (narrow_) {
     narrow_geometry_ = NarrowConvGeometry{.in_h = in_h_, .in_w = in_w_, .in_c = in_c_,
                                           .out_h = out_h_, .out_w = out_w_, .out_c = out_c_,
@@ -288,6 +323,12 @@ void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
     GemmEpilogue epilogue = base;
     if (job.bias != nullptr) epilogue.bias = job.bias + static_cast<size_t>(g) * group_out_c_;
+    if (job.residual != nullptr) {
+      const int first_channel = g * group_out_c_;
+      epilogue.residual = job.residual + static_cast<size_t>(m0) * residual_c_ + std::min(first_channel, residual_c_);
+      epilogue.residual_stride = static_cast<size_t>(residual_c_);
+      epilogue.residual_columns = std::clamp(residual_c_ - first_channel, 0, group_out_c_);
+    }
     const float* packed = job.packed + g * packed_group_floats_;
     float* c = job.output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
     const float* a;
@@ -330,6 +371,7 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
               ctx.input(0).data_as<float>(),
               nullptr,
               ctx.has_input(2) ? ctx.input(2).data_as<float>() : nullptr,
+              fused_residual_ ? ctx.input(kResidualInput).data_as<float>() : nullptr,
               ctx.output(0).data_as<float>(),
               scratch,
               1};

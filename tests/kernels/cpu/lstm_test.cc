@@ -72,8 +72,7 @@ TEST(LstmTest, FullKernelTypeIsUnimplemented) {
 
 TEST(LstmTest, WrongWeightShapeIsAnError) {
   SingleOpModel m;
-  BasicLstm l;
-  l.data = m.AddInput(DataType::kFloat32, {1, 2});
+  m.AddInput(DataType::kFloat32, {1, 2});
   m.AddInput(DataType::kFloat32, {1, 3});
   m.AddConstInput<float>(DataType::kFloat32, {12, 4}, std::vector<float>(48, 0.f));  // needs [12, 5]
   m.AddConstInput<float>(DataType::kFloat32, {12}, std::vector<float>(12, 0.f));

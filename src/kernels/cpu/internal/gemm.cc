@@ -119,6 +119,25 @@ void PackWeights(const float* w, int n, int k, size_t row_stride, float* packed)
   }
 }
 
+namespace {
+
+// C tile rows [r0, r0 + rows), columns [n0, n0 + cols) are final but for the
+// residual and the clamp; the tile is still in L1.
+void AddResidualAndClamp(const GemmEpilogue& e, int r0, int rows, int n0, int cols, float* c_tile, size_t ldc) {
+  const int res_end = std::clamp(e.residual_columns - n0, 0, cols);
+  const v8f vlo = Splat8(e.min), vhi = Splat8(e.max);
+  for (int r = 0; r < rows; ++r) {
+    float* crow = c_tile + static_cast<size_t>(r) * ldc;
+    const float* rrow = e.residual + static_cast<size_t>(r0 + r) * e.residual_stride + n0;
+    int j = 0;
+    for (; j + 8 <= res_end; j += 8) Store8(crow + j, Clamp8(Load8(crow + j) + Load8(rrow + j), vlo, vhi));
+    for (; j < res_end; ++j) crow[j] = std::min(std::max(crow[j] + rrow[j], e.min), e.max);
+    for (; j < cols; ++j) crow[j] = std::min(std::max(crow[j], e.min), e.max);
+  }
+}
+
+}  // namespace
+
 void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* packed, const GemmEpilogue& epilogue,
                 float* c, size_t ldc, int n_begin, int n_end) {
   n_end = std::min(n_end, n);
@@ -133,6 +152,10 @@ void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* pa
     }
     return;
   }
+  // With a residual the microkernel leaves the clamp to AddResidualAndClamp.
+  const bool residual = epilogue.residual != nullptr;
+  const float kernel_min = residual ? -__builtin_inff() : epilogue.min;
+  const float kernel_max = residual ? __builtin_inff() : epilogue.max;
   const int depth_blocks = CeilDiv(k, kMaxDepthBlock);
   const int depth_step = CeilDiv(k, depth_blocks);
   for (int k0 = 0; k0 < k; k0 += depth_step) {
@@ -159,7 +182,8 @@ void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* pa
           const float* a_tile = a + static_cast<size_t>(r0) * lda + k0;
           float* c_tile = c + static_cast<size_t>(r0) * ldc + n0;
           if (valid == width) {
-            kernel(depth, a_tile, lda, panel, c_tile, ldc, bias, !first, last, epilogue.min, epilogue.max);
+            kernel(depth, a_tile, lda, panel, c_tile, ldc, bias, !first, last, kernel_min, kernel_max);
+            if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
             continue;
           }
           // A partial panel goes through a full-width local tile. The kernel
@@ -172,8 +196,9 @@ void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* pa
               std::fill(tile + r * width + valid, tile + (r + 1) * width, 0.f);
             }
           }
-          kernel(depth, a_tile, lda, panel, tile, width, bias, !first, last, epilogue.min, epilogue.max);
+          kernel(depth, a_tile, lda, panel, tile, width, bias, !first, last, kernel_min, kernel_max);
           for (int r = 0; r < rows; ++r) std::copy(tile + r * width, tile + r * width + valid, c_tile + r * ldc);
+          if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
         }
       }
     }

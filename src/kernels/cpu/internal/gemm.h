@@ -56,6 +56,13 @@ struct GemmEpilogue {
   const float* bias = nullptr;  // n floats, or null for none
   float min = -__builtin_inff();
   float max = __builtin_inff();
+  // A residual added before the clamp (a fused ADD): row i of the call's C
+  // gets residual[i * residual_stride + j] in columns j < residual_columns
+  // (fewer than n when the operand was channel-padded with zeros). GemmPacked
+  // only; null for none.
+  const float* residual = nullptr;
+  size_t residual_stride = 0;
+  int residual_columns = 0;
 };
 
 // Computes rows [0, m) and columns [n_begin, n_end) of C (row stride ldc)

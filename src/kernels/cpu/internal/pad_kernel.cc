@@ -29,7 +29,7 @@ void IntegerToElement(DataType type, int64_t value, uint8_t* out) {
 // memcpy and a fill per row would cost more than the copy.
 constexpr int64_t kShortRowBytes = 1024;
 
-void CopyShortRow4(uint8_t* out, const uint8_t* in, int64_t before, int64_t count, int64_t after, const uint8_t* fill) {
+inline __attribute__((always_inline)) void CopyShortRow4(uint8_t* out, const uint8_t* in, int64_t before, int64_t count, int64_t after, const uint8_t* fill) {
   uint8_t fill32[32];
   for (int i = 0; i < 32; i += 4) std::memcpy(fill32 + i, fill, 4);
   auto fill_run = [&](uint8_t* dst, int64_t n) {
@@ -143,6 +143,19 @@ class PadKernel final : public Kernel {
     const int64_t row_bytes = row_elems * esize;
     const bool empty_input = input.num_elements() == 0;
 
+    if (rank_ == 2 && before_[0] == 0 && after_[0] == 0 && !empty_input && esize == 4 && row_bytes <= kShortRowBytes) {
+      // Padding of the innermost dimension only (a channel pad): every row is
+      // interior, so the loop needs no index bookkeeping.
+      const int64_t before = before_[1], count = in_[1], after = after_[1];
+      const uint8_t* fill = fill_;
+      ParallelRows(ctx, rows, row_bytes, [=](int64_t begin, int64_t end) {
+        const int64_t in_row_bytes = count * 4;
+        for (int64_t r = begin; r < end; ++r) {
+          CopyShortRow4(dst + r * row_bytes, src + r * in_row_bytes, before, count, after, fill);
+        }
+      });
+      return Status::Ok();
+    }
     ParallelRows(ctx, rows, row_bytes, [&](int64_t begin, int64_t end) {
       int64_t idx[kMaxCopyRank] = {};
       int64_t rem = begin;

@@ -1,0 +1,216 @@
+// The interpreter's residual fusion: CONV_2D -> ADD(other) [-> RELU] runs as
+// one kernel that adds the other operand before its clamp, and a PAD that
+// only appends zero channels to that operand is skipped too. Every case is
+// compared with the same model run unfused (SetPreserveAllTensors), which
+// must give the same bits: the fused kernel does the same float operations.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "relite/model_writer.h"
+#include "relite/relite.h"
+
+namespace relite {
+namespace {
+
+using writer::Activation;
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+struct Spec {
+  int h = 6, w = 7, cin = 5, cout = 8;
+  int kernel = 1;                        // 1x1 (direct) or 3x3 (im2col)
+  bool channel_pad = false;              // the other operand is PAD(x) from cin to cout channels
+  bool other_after_conv = false;         // the other operand is computed after the convolution
+  Activation conv_act = Activation::kNone;
+  Activation add_act = Activation::kNone;
+  bool relu_after = false;               // a RELU node after the ADD
+  bool bias = true;
+};
+
+struct Built {
+  std::vector<uint8_t> bytes;
+  int conv = -1, add = -1, pad = -1, relu = -1;
+};
+
+Built Build(const Spec& s) {
+  ModelWriter m;
+  Built b;
+  const int x = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cin}, "x");
+  const int filter = m.AddConstantOf<float>({s.cout, s.kernel, s.kernel, s.cin}, "filter",
+                                            Random(static_cast<size_t>(s.cout) * s.kernel * s.kernel * s.cin, 1));
+  std::vector<int> conv_inputs = {x, filter};
+  if (s.bias) conv_inputs.push_back(m.AddConstantOf<float>({s.cout}, "bias", Random(static_cast<size_t>(s.cout), 2)));
+  const int conv_out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cout}, "conv");
+  writer::Conv2DOptions conv_options;
+  conv_options.activation = s.conv_act;
+  // The other operand: x itself (cin == cout), x channel-padded, or a RELU6 of x.
+  int other = x;
+  auto add_other = [&] {
+    if (s.channel_pad) {
+      const int paddings =
+          m.AddConstantOf<int32_t>({4, 2}, "paddings", {0, 0, 0, 0, 0, 0, 0, s.cout - s.cin});
+      other = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cout}, "padded");
+      b.pad = m.AddOp(BuiltinOp::kPad, {x, paddings}, {other});
+    } else if (s.other_after_conv) {
+      other = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cin}, "relu6");
+      m.AddOp(BuiltinOp::kRelu6, {x}, {other});
+    }
+  };
+  if (!s.other_after_conv) add_other();
+  b.conv = m.AddOp(BuiltinOp::kConv2D, conv_inputs, {conv_out}, conv_options);
+  if (s.other_after_conv) add_other();
+  const int sum = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cout}, "sum");
+  writer::ArithmeticOptions add_options;
+  add_options.activation = s.add_act;
+  b.add = m.AddOp(BuiltinOp::kAdd, {other, conv_out}, {sum}, add_options);
+  int out = sum;
+  if (s.relu_after) {
+    out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cout}, "out");
+    b.relu = m.AddOp(BuiltinOp::kRelu, {sum}, {out});
+  }
+  m.SetInputs({x});
+  m.SetOutputs({out});
+  auto bytes = m.Finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  if (bytes.ok()) b.bytes = std::move(*bytes);
+  return b;
+}
+
+struct Run {
+  std::vector<float> out;
+  std::vector<bool> fused;
+};
+
+Run Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, int batch = 1) {
+  Run r;
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok()) return r;
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).SetNumThreads(threads).SetPreserveAllTensors(preserve).Build();
+  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
+  if (!interp.ok()) return r;
+  Interpreter& it = **interp;
+  if (batch != 1) {
+    Shape shape = it.input_tensor(0)->shape;
+    shape[0] = batch;
+    const Status s = it.ResizeInputTensor(0, shape);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  const Status alloc = it.AllocateTensors();
+  EXPECT_TRUE(alloc.ok()) << alloc.ToString();
+  if (!alloc.ok()) return r;
+  Tensor* in = it.input_tensor(0);
+  const std::vector<float> x = Random(static_cast<size_t>(in->num_elements()), 3);
+  std::copy(x.begin(), x.end(), it.typed_input<float>(0));
+  const Status inv = it.Invoke();
+  EXPECT_TRUE(inv.ok()) << inv.ToString();
+  const Tensor* out = it.output_tensor(0);
+  r.out.assign(it.typed_output<float>(0), it.typed_output<float>(0) + out->num_elements());
+  for (int i = 0; i < it.nodes_size(); ++i) r.fused.push_back(it.node_is_fused(i));
+  return r;
+}
+
+// Runs fused (threads 1 and 2) and unfused; returns the fused run's flags.
+std::vector<bool> ExpectSameAsUnfused(const Spec& s, int batch = 1) {
+  const Built b = Build(s);
+  const Run plain = Invoke(b.bytes, /*preserve=*/true, 1, batch);
+  for (bool f : plain.fused) EXPECT_FALSE(f);
+  std::vector<bool> fused;
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const Run run = Invoke(b.bytes, /*preserve=*/false, threads, batch);
+    EXPECT_EQ(run.out, plain.out);
+    fused = run.fused;
+  }
+  return fused;
+}
+
+TEST(ResidualFusion, ConvAddReluRunsAsOneKernel) {
+  for (int kernel : {1, 3}) {
+    for (bool bias : {true, false}) {
+      SCOPED_TRACE("kernel " + std::to_string(kernel) + (bias ? " with bias" : " without bias"));
+      Spec s;
+      s.cin = s.cout = 8;
+      s.kernel = kernel;
+      s.bias = bias;
+      s.relu_after = true;
+      const Built b = Build(s);
+      const std::vector<bool> fused = ExpectSameAsUnfused(s);
+      ASSERT_EQ(fused.size(), 3u);
+      EXPECT_FALSE(fused[static_cast<size_t>(b.conv)]);
+      EXPECT_TRUE(fused[static_cast<size_t>(b.add)]);
+      EXPECT_TRUE(fused[static_cast<size_t>(b.relu)]);  // the RELU follows the sum into the same kernel
+    }
+  }
+}
+
+TEST(ResidualFusion, AddActivationIsAppliedAfterTheSum) {
+  for (Activation act : {Activation::kRelu, Activation::kRelu6, Activation::kReluN1To1}) {
+    Spec s;
+    s.cin = s.cout = 24;
+    s.kernel = 3;
+    s.add_act = act;
+    const Built b = Build(s);
+    EXPECT_TRUE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
+  }
+}
+
+TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
+  for (int cout : {8, 13, 20}) {
+    for (int kernel : {1, 3}) {
+      SCOPED_TRACE("cout " + std::to_string(cout) + " kernel " + std::to_string(kernel));
+      Spec s;
+      s.cin = 5;
+      s.cout = cout;
+      s.kernel = kernel;
+      s.channel_pad = true;
+      s.relu_after = true;
+      const Built b = Build(s);
+      const std::vector<bool> fused = ExpectSameAsUnfused(s);
+      EXPECT_TRUE(fused[static_cast<size_t>(b.pad)]);
+      EXPECT_TRUE(fused[static_cast<size_t>(b.add)]);
+      EXPECT_TRUE(fused[static_cast<size_t>(b.relu)]);
+    }
+  }
+}
+
+TEST(ResidualFusion, ResizedBatchStillMatches) {
+  Spec s;
+  s.cin = 5;
+  s.cout = 16;
+  s.channel_pad = true;
+  const Built b = Build(s);
+  EXPECT_TRUE(ExpectSameAsUnfused(s, /*batch=*/3)[static_cast<size_t>(b.add)]);
+}
+
+TEST(ResidualFusion, NotFusedWhenTheOperandComesLaterOrTheConvClamps) {
+  {
+    SCOPED_TRACE("operand computed after the convolution");
+    Spec s;
+    s.cin = s.cout = 8;
+    s.other_after_conv = true;
+    const Built b = Build(s);
+    EXPECT_FALSE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
+  }
+  {
+    SCOPED_TRACE("convolution with its own RELU");
+    Spec s;
+    s.cin = s.cout = 8;
+    s.conv_act = Activation::kRelu;
+    const Built b = Build(s);
+    EXPECT_FALSE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
+  }
+}
+
+}  // namespace
+}  // namespace relite
