@@ -12,7 +12,8 @@ namespace {
 struct AverageOp {
   static constexpr float kInit = 0.f;
   static constexpr bool kAverage = true;
-  static float Combine(float acc, float v) { return acc + v; }
+  template <typename T>
+  static T Combine(T acc, T v) { return acc + v; }
 };
 
 class AveragePool2DKernel final : public Kernel {

@@ -247,7 +247,8 @@ void DepthwiseConv2DKernel::RunRowInterior3x3(const EvalJob& job, const float* i
       // The last in_c % 8 channels as one masked vector: a scalar tail costs
       // as much as the vectors before it when C is 28 or 36.
       const int c = vector_channels;
-      const __m256i m = FirstLanesMask(in_c_ - c);
+      const int lanes = in_c_ - c;
+      const __m256i m = FirstLanesMask(lanes);
       const float* w = job.filter + c;
       const v8f w00 = LoadFirst(w, m), w01 = LoadFirst(w + c_total, m), w02 = LoadFirst(w + 2 * c_total, m);
       const v8f w10 = LoadFirst(w + 3 * c_total, m), w11 = LoadFirst(w + 4 * c_total, m);
@@ -266,7 +267,7 @@ void DepthwiseConv2DKernel::RunRowInterior3x3(const EvalJob& job, const float* i
         acc += LoadFirst(x + 2 * row, m) * w20;
         acc2 += LoadFirst(x + 2 * row + col, m) * w21;
         acc += LoadFirst(x + 2 * row + 2 * col, m) * w22;
-        StoreFirst(y, Clamp8(acc + acc2, vlo, vhi), m);
+        StoreFirst(y, Clamp8(acc + acc2, vlo, vhi), lanes);
       }
     }
 #else

@@ -15,7 +15,8 @@ struct MaxOp {
   // An empty window (impossible with TFLite's padding rules) yields the lowest value.
   static constexpr float kInit = std::numeric_limits<float>::lowest();
   static constexpr bool kAverage = false;
-  static float Combine(float acc, float v) { return v > acc ? v : acc; }
+  template <typename T>
+  static T Combine(T acc, T v) { return v > acc ? v : acc; }
 };
 
 class MaxPool2DKernel final : public Kernel {

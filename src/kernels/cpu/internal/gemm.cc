@@ -121,6 +121,22 @@ void PackWeights(const float* w, int n, int k, size_t row_stride, float* packed)
 
 namespace {
 
+// dst[0, valid) = src[0, valid), then zeros up to dst_width: a partial
+// panel's row between C and the local tile, without a library call per row.
+inline void CopyColumns(const float* src, float* dst, int valid, int dst_width) {
+  int j = 0;
+  for (; j + 8 <= valid; j += 8) Store8(dst + j, Load8(src + j));
+  for (; j < valid; ++j) dst[j] = src[j];
+  for (; j < dst_width; ++j) dst[j] = 0.f;
+}
+
+// The tile's row (a full panel width, readable past `valid`) into C.
+inline void StoreColumns(const float* tile_row, float* c_row, int valid) {
+  int j = 0;
+  for (; j + 8 <= valid; j += 8) Store8(c_row + j, Load8(tile_row + j));
+  if (j < valid) StoreFirst(c_row + j, Load8(tile_row + j), valid - j);
+}
+
 // C tile rows [r0, r0 + rows), columns [n0, n0 + cols) are final but for the
 // residual and the clamp; the tile is still in L1.
 void AddResidualAndClamp(const GemmEpilogue& e, int r0, int rows, int n0, int cols, float* c_tile, size_t ldc) {
@@ -191,13 +207,10 @@ void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* pa
           // hold zeros and their results are dropped.
           float tile[kGemmTileRows * kGemmPanelWidth];
           if (!first) {
-            for (int r = 0; r < rows; ++r) {
-              std::copy(c_tile + r * ldc, c_tile + r * ldc + valid, tile + r * width);
-              std::fill(tile + r * width + valid, tile + (r + 1) * width, 0.f);
-            }
+            for (int r = 0; r < rows; ++r) CopyColumns(c_tile + r * ldc, tile + r * width, valid, width);
           }
           kernel(depth, a_tile, lda, panel, tile, width, bias, !first, last, kernel_min, kernel_max);
-          for (int r = 0; r < rows; ++r) std::copy(tile + r * width, tile + r * width + valid, c_tile + r * ldc);
+          for (int r = 0; r < rows; ++r) StoreColumns(tile + r * width, c_tile + r * ldc, valid);
           if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
         }
       }

@@ -6,6 +6,7 @@
 
 #include "relite/kernel.h"
 #include "src/core/ops/params.h"
+#include "src/kernels/cpu/internal/vec8f.h"
 
 namespace relite::cpu {
 
@@ -67,6 +68,42 @@ void PoolPixelChannels(const float* input, int64_t image_offset, int64_t in_w, i
   for (int c = 0; c < w; ++c) out[c0 + c] = acc[c];
 }
 
+// Channels [c0, c0 + width) of one output pixel, eight at a time in vector
+// registers (the last width % 8 masked): for channel counts below
+// kChannelTile, where the fixed-width tile above does not apply.
+template <class Op>
+void PoolPixelVectors(const float* input, int64_t image_offset, int64_t in_w, int64_t channels, const PoolWindow& wy,
+                      const PoolWindow& wx, int64_t c0, int width, ActivationRange range, bool clamp,
+                      float* __restrict out) {
+  const int32_t count = std::max(0, wy.end - wy.begin) * std::max(0, wx.end - wx.begin);
+  const v8f divisor = Splat8(count > 0 ? static_cast<float>(count) : 1.f);
+  const v8f lo = Splat8(range.min), hi = Splat8(range.max);
+  auto block = [&](int64_t c, auto load, auto store) {
+    v8f acc = Splat8(Op::kInit);
+    for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
+      const float* row = input + image_offset + (static_cast<int64_t>(wy.origin) + ky) * in_w * channels + c;
+      for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
+        acc = Op::Combine(acc, load(row + (static_cast<int64_t>(wx.origin) + kx) * channels));
+      }
+    }
+    if constexpr (Op::kAverage) acc = acc / divisor;
+    if (clamp) acc = Clamp8(acc, lo, hi);
+    store(out + c, acc);
+  };
+  int64_t c = c0;
+  const int64_t end = c0 + width;
+  for (; c + 8 <= end; c += 8) block(c, [](const float* p) { return Load8(p); }, [](float* p, v8f v) { Store8(p, v); });
+  if (c == end) return;
+#if defined(__AVX2__)
+  const int lanes = static_cast<int>(end - c);
+  const __m256i mask = FirstLanesMask(lanes);
+  block(c, [mask](const float* p) { return LoadFirst(p, mask); }, [lanes](float* p, v8f v) { StoreFirst(p, v, lanes); });
+#else
+  PoolPixelChannels<Op, 0>(input, image_offset, in_w, channels, wy, wx, c, static_cast<int>(end - c), range, clamp,
+                           out);
+#endif
+}
+
 // The whole NHWC pooling, threaded over output rows.
 template <class Op>
 void RunPool2D(KernelContext& ctx, const Pool2DParams& p, const Pool2DGeometry& g) {
@@ -92,8 +129,8 @@ void RunPool2D(KernelContext& ctx, const Pool2DParams& p, const Pool2DGeometry& 
                                               clamp, out);
         }
         if (c0 < channels) {
-          PoolPixelChannels<Op, 0>(input, image_offset, g.in_w, channels, wy, wx, c0,
-                                   static_cast<int>(channels - c0), range, clamp, out);
+          PoolPixelVectors<Op>(input, image_offset, g.in_w, channels, wy, wx, c0, static_cast<int>(channels - c0),
+                               range, clamp, out);
         }
       }
     }

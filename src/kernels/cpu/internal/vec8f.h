@@ -24,17 +24,27 @@ inline void Store8(float* p, v8f v) { std::memcpy(p, &v, sizeof(v)); }
 
 inline v8f Splat8(float x) { return v8f{x, x, x, x, x, x, x, x}; }
 
-// The first n lanes (0 < n < 8) of a vector at the end of a run: lanes past
-// n are neither read (they load as 0) nor written, so nothing past the run's
-// end is touched.
+// The first n lanes (0 < n < 8) of a vector at the end of a run: nothing
+// past the run's end is read (masked lanes load as 0) or written.
 #if defined(__AVX2__)
 inline __m256i FirstLanesMask(int n) {
   alignas(32) static const int kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - n));
 }
 inline v8f LoadFirst(const float* p, __m256i mask) { return reinterpret_cast<v8f>(_mm256_maskload_ps(p, mask)); }
-inline void StoreFirst(float* p, v8f v, __m256i mask) { _mm256_maskstore_ps(p, mask, reinterpret_cast<__m256>(v)); }
 #endif
+// Stores the first n lanes (0 < n < 8). Not vmaskmovps: AMD cores run its
+// store form as dozens of micro-ops, slower than this.
+inline void StoreFirst(float* p, v8f v, int n) {
+  alignas(32) float lanes[8];
+  Store8(lanes, v);
+  int i = 0;
+  if (n >= 4) {
+    std::memcpy(p, lanes, 4 * sizeof(float));
+    i = 4;
+  }
+  for (; i < n; ++i) p[i] = lanes[i];
+}
 
 // min(max(x, lo), hi), lane by lane.
 inline v8f Clamp8(v8f x, v8f lo, v8f hi) {
