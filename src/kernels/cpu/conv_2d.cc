@@ -7,6 +7,7 @@
 // other case gathers a block of rows (im2col) into per-thread scratch just
 // before multiplying it, so the gathered block is still in cache.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -90,6 +91,10 @@ class Conv2DKernel final : public Kernel {
     float* output;
     char* scratch;
     int active_slots;  // slots sharing the tasks (at most slots_)
+    // The next unclaimed task: slots claim tasks one by one, so a thread
+    // that starts late (a busy core) leaves its share to the others instead
+    // of making them wait for a fixed half.
+    std::atomic<int>* next_task;
   };
 
   // Gathers im2col rows [m0, m1) of group g into `rows` (K floats each).
@@ -310,14 +315,14 @@ void Conv2DKernel::Im2col(const float* input, int g, int m0, int m1, float* rows
 
 void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
   const int tasks_per_group = partition_.num_tasks();
-  int begin, end;
-  SlotTaskRange(tasks_per_group * groups_, job.active_slots, slot, &begin, &end);
+  const int total_tasks = tasks_per_group * groups_;
   float* rows =
       direct_ ? nullptr : AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
   const GemmEpilogue base{nullptr, act_.min, act_.max};
   // Consecutive tasks of one row block (split by columns) share one gather.
   int gathered_group = -1, gathered_m0 = -1;
-  for (int t = begin; t < end; ++t) {
+  for (int t = job.next_task->fetch_add(1, std::memory_order_relaxed); t < total_tasks;
+       t = job.next_task->fetch_add(1, std::memory_order_relaxed)) {
     const int g = t / tasks_per_group;
     int m0, m1, n0, n1;
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
@@ -367,6 +372,7 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
     return Status::Ok();
   }
   char* scratch = static_cast<char*>(ctx.scratch());
+  std::atomic<int> next_task{0};
   EvalJob job{this,
               ctx.input(0).data_as<float>(),
               nullptr,
@@ -374,7 +380,8 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
               fused_residual_ ? ctx.input(kResidualInput).data_as<float>() : nullptr,
               ctx.output(0).data_as<float>(),
               scratch,
-              1};
+              1,
+              &next_task};
   if (filter_constant_) {
     job.packed = packed_.data();
   } else {

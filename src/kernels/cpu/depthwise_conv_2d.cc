@@ -6,6 +6,7 @@
 // pixels whose whole window is inside the input use a kernel with the 3x3 or
 // 5x5 tap loops known at compile time.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -360,8 +361,17 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     for (int r = 0; r < rows; ++r) RunRow(job, r);
     return Status::Ok();
   }
-  ctx.ParallelFor(rows, min_chunk, [&job](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) job.kernel->RunRow(job, static_cast<int>(r));
+  // Threads claim blocks of rows as they go (about four per thread), so one
+  // that starts late does not hold the others up with a fixed share.
+  const int64_t workers = std::min<int64_t>(ctx.num_threads(), rows / min_chunk);
+  const int block = static_cast<int>(std::max<int64_t>(1, (rows + 4 * workers - 1) / (4 * workers)));
+  std::atomic<int> next_row{0};
+  ctx.ParallelFor(workers, 1, [&](int64_t, int64_t) {
+    for (int r0 = next_row.fetch_add(block, std::memory_order_relaxed); r0 < rows;
+         r0 = next_row.fetch_add(block, std::memory_order_relaxed)) {
+      const int r1 = std::min(rows, r0 + block);
+      for (int r = r0; r < r1; ++r) RunRow(job, r);
+    }
   });
   return Status::Ok();
 }
