@@ -28,6 +28,7 @@ std::vector<float> Random(size_t n, uint32_t seed) {
 struct Spec {
   int h = 6, w = 7, cin = 5, cout = 8;
   int kernel = 1;                        // 1x1 (direct) or 3x3 (im2col)
+  int groups = 1;                        // grouped convolution: filter [cout, k, k, cin / groups]
   bool channel_pad = false;              // the other operand is PAD(x) from cin to cout channels
   bool other_after_conv = false;         // the other operand is computed after the convolution
   Activation conv_act = Activation::kNone;
@@ -45,8 +46,9 @@ Built Build(const Spec& s) {
   ModelWriter m;
   Built b;
   const int x = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cin}, "x");
-  const int filter = m.AddConstantOf<float>({s.cout, s.kernel, s.kernel, s.cin}, "filter",
-                                            Random(static_cast<size_t>(s.cout) * s.kernel * s.kernel * s.cin, 1));
+  const int group_in = s.cin / s.groups;
+  const int filter = m.AddConstantOf<float>({s.cout, s.kernel, s.kernel, group_in}, "filter",
+                                            Random(static_cast<size_t>(s.cout) * s.kernel * s.kernel * group_in, 1));
   std::vector<int> conv_inputs = {x, filter};
   if (s.bias) conv_inputs.push_back(m.AddConstantOf<float>({s.cout}, "bias", Random(static_cast<size_t>(s.cout), 2)));
   const int conv_out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cout}, "conv");
@@ -181,6 +183,21 @@ TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
       EXPECT_TRUE(fused[static_cast<size_t>(b.add)]);
       EXPECT_TRUE(fused[static_cast<size_t>(b.relu)]);
     }
+  }
+}
+
+TEST(ResidualFusion, GroupedConvolutionAddsEachGroupsChannels) {
+  // Two groups of 12 output channels; the padded operand has 16 channels, so
+  // the second group gets the residual in its first 4 columns only.
+  for (bool pad : {false, true}) {
+    Spec s;
+    s.cin = pad ? 16 : 24;
+    s.cout = 24;
+    s.groups = 2;
+    s.kernel = 3;
+    s.channel_pad = pad;
+    const Built b = Build(s);
+    EXPECT_TRUE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
   }
 }
 
