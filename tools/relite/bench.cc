@@ -72,12 +72,7 @@ class NodeProfile {
   std::vector<std::vector<double>> samples_;
 };
 
-std::string ShapeText(const Tensor* t) {
-  if (t == nullptr) return "-";
-  std::string s = "[";
-  for (size_t i = 0; i < t->shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", t->shape[i]);
-  return s + "]";
-}
+std::string ShapeText(const Tensor* t) { return t == nullptr ? "-" : ShapeToString(t->shape); }
 
 // Time per op type (the sum of its nodes' medians), most expensive first;
 // then the `top_nodes` slowest nodes.
