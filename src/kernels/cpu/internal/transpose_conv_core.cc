@@ -46,7 +46,6 @@ class TransposeConvKernel final : public Kernel {
   void PackFilter(const float* weights, float* reordered, float* packed) const;
   void RunSlot(const EvalJob& job, int slot) const;
   void RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const;
-  void RunBandDisjoint(const EvalJob& job, int b, int oy0, int oy1, float* columns) const;
   // Output rows [oy0, oy1) of image b set to the activated bias.
   void FillBias(const EvalJob& job, float* image, int oy0, int oy1, bool activate) const;
 
@@ -231,24 +230,29 @@ bool CopyTapRows(const float* src, size_t src_stride, float* dst, size_t count, 
   }
 }
 
-void TransposeConvKernel::RunBandDisjoint(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
+void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
   const size_t cout = static_cast<size_t>(out_c_);
   const size_t out_row_floats = static_cast<size_t>(out_w_) * cout;
   float* image = job.output + static_cast<size_t>(b) * out_h_ * out_row_floats;
   const int sh = params_.stride_h, sw = params_.stride_w;
-  // Pixels no input reaches (padding, or an output_shape past in * stride) hold the bias.
-  const bool covered = pad_top_ == 0 && pad_left_ == 0 && int64_t{out_h_} == int64_t{in_h_} * sh &&
+  // Disjoint taps: the GEMM's columns are final (bias and clamp in its
+  // epilogue) and are copied; only pixels no input reaches (padding, or an
+  // output_shape past in * stride) need the bias beforehand. Otherwise the
+  // band starts from the bias and every contribution is added.
+  const bool covered = disjoint_ && pad_top_ == 0 && pad_left_ == 0 && int64_t{out_h_} == int64_t{in_h_} * sh &&
                        int64_t{out_w_} == int64_t{in_w_} * sw;
-  if (!covered) FillBias(job, image, oy0, oy1, /*activate=*/true);
+  if (!covered) FillBias(job, image, oy0, oy1, /*activate=*/disjoint_);
+  // Input rows with some iy * sh - pad_top + ky in [oy0, oy1).
   const int iy_lo = std::max(0, CeilDiv(oy0 + pad_top_ - filter_h_ + 1, sh));
   const int iy_hi = std::min(in_h_ - 1, FloorDiv(oy1 - 1 + pad_top_, sh));
   const size_t tap_row_cols = static_cast<size_t>(filter_w_) * cout;
-  const GemmEpilogue epilogue{job.column_bias, act_.min, act_.max};
+  const GemmEpilogue epilogue = disjoint_ ? GemmEpilogue{job.column_bias, act_.min, act_.max} : GemmEpilogue{};
   for (int iy = iy_lo; iy <= iy_hi; ++iy) {
     const int oy_base = iy * sh - pad_top_;
     const int ky_lo = std::max(0, oy0 - oy_base);
     const int ky_hi = std::min(filter_h_, oy1 - oy_base);
     if (ky_lo >= ky_hi) continue;
+    // Only the filter rows reaching this band; the GEMM wants panel-aligned column starts.
     const int col_begin = static_cast<int>(ky_lo * tap_row_cols) / kGemmPanelWidth * kGemmPanelWidth;
     const int col_end = static_cast<int>(ky_hi * tap_row_cols);
     const float* in_row = job.input + (static_cast<size_t>(b) * in_h_ + iy) * in_w_ * in_c_;
@@ -267,54 +271,18 @@ void TransposeConvKernel::RunBandDisjoint(const EvalJob& job, int b, int oy0, in
         if (kx_lo >= kx_hi) continue;
         const float* src = columns + static_cast<size_t>(ix) * columns_ + ky * tap_row_cols + kx_lo * cout;
         float* dst = out_row + static_cast<size_t>(ox_base + kx_lo) * cout;
-        const size_t count = static_cast<size_t>(kx_hi - kx_lo) * cout;
-        for (size_t i = 0; i < count; ++i) dst[i] = src[i];
-      }
-    }
-  }
-}
-
-void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, float* columns) const {
-  if (disjoint_) return RunBandDisjoint(job, b, oy0, oy1, columns);
-  const size_t cout = static_cast<size_t>(out_c_);
-  const size_t out_row_floats = static_cast<size_t>(out_w_) * cout;
-  float* image = job.output + static_cast<size_t>(b) * out_h_ * out_row_floats;
-  FillBias(job, image, oy0, oy1, /*activate=*/false);
-  const int sh = params_.stride_h, sw = params_.stride_w;
-  // Input rows with some iy * sh - pad_top + ky in [oy0, oy1).
-  const int iy_lo = std::max(0, CeilDiv(oy0 + pad_top_ - filter_h_ + 1, sh));
-  const int iy_hi = std::min(in_h_ - 1, FloorDiv(oy1 - 1 + pad_top_, sh));
-  const size_t tap_row_cols = static_cast<size_t>(filter_w_) * cout;
-  const GemmEpilogue no_epilogue{};
-  for (int iy = iy_lo; iy <= iy_hi; ++iy) {
-    const int oy_base = iy * sh - pad_top_;
-    const int ky_lo = std::max(0, oy0 - oy_base);
-    const int ky_hi = std::min(filter_h_, oy1 - oy_base);
-    if (ky_lo >= ky_hi) continue;
-    // Only the filter rows reaching this band; the GEMM wants panel-aligned column starts.
-    const int col_begin = static_cast<int>(ky_lo * tap_row_cols) / kGemmPanelWidth * kGemmPanelWidth;
-    const int col_end = static_cast<int>(ky_hi * tap_row_cols);
-    const float* in_row = job.input + (static_cast<size_t>(b) * in_h_ + iy) * in_w_ * in_c_;
-    GemmPacked(in_w_, columns_, in_c_, in_row, static_cast<size_t>(in_c_), packed_.data(), no_epilogue, columns,
-               static_cast<size_t>(columns_), col_begin, col_end);
-    for (int ix = 0; ix < in_w_; ++ix) {
-      const int ox_base = ix * sw - pad_left_;
-      const int kx_lo = std::max(0, -ox_base);
-      const int kx_hi = std::min(filter_w_, out_w_ - ox_base);
-      if (kx_lo >= kx_hi) continue;
-      const float* src_pixel = columns + static_cast<size_t>(ix) * columns_;
-      for (int ky = ky_lo; ky < ky_hi; ++ky) {
-        float* dst =
-            image + static_cast<size_t>(oy_base + ky) * out_row_floats + static_cast<size_t>(ox_base + kx_lo) * cout;
-        const float* src = src_pixel + ky * tap_row_cols + kx_lo * cout;
         // Taps kx_lo..kx_hi-1 of a filter row land on consecutive output pixels
-        // whatever the stride, so the row's contributions are one contiguous add.
+        // whatever the stride, so the row's contributions are one contiguous run.
         const size_t count = static_cast<size_t>(kx_hi - kx_lo) * cout;
-        for (size_t i = 0; i < count; ++i) dst[i] += src[i];
+        if (disjoint_) {
+          for (size_t i = 0; i < count; ++i) dst[i] = src[i];
+        } else {
+          for (size_t i = 0; i < count; ++i) dst[i] += src[i];
+        }
       }
     }
   }
-  if (params_.activation != Activation::kNone) {
+  if (!disjoint_ && params_.activation != Activation::kNone) {
     float* first = image + static_cast<size_t>(oy0) * out_row_floats;
     float* last = image + static_cast<size_t>(oy1) * out_row_floats;
     for (float* p = first; p < last; ++p) *p = std::min(std::max(*p, act_.min), act_.max);
