@@ -224,20 +224,29 @@ Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
   return Status::Ok();
 }
 
-void Subgraph::FuseResidualAdds() {
-  constexpr int32_t kAdd = 0, kPad = 34;
-  std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
-  std::vector<int> position(nodes_.size(), -1);
-  for (size_t i = 0; i < execution_plan_.size(); ++i) {
-    const int index = execution_plan_[i];
-    position[static_cast<size_t>(index)] = static_cast<int>(i);
+Subgraph::TensorUses Subgraph::ComputeTensorUses() const {
+  TensorUses uses{std::vector<int>(tensors_.size(), -1), std::vector<int>(tensors_.size(), 0)};
+  for (int index : execution_plan_) {
+    if (folded_[static_cast<size_t>(index)]) continue;  // e.g. an ADD fused by FuseResidualAdds
     const Node& node = nodes_[static_cast<size_t>(index)];
-    for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
+    for (int t : node.outputs) uses.writer[static_cast<size_t>(t)] = node.index;
     for (int t : node.inputs) {
-      if (t >= 0) ++readers[static_cast<size_t>(t)];
+      if (t >= 0) ++uses.readers[static_cast<size_t>(t)];
     }
   }
-  for (int t : outputs_) ++readers[static_cast<size_t>(t)];
+  for (int t : outputs_) ++uses.readers[static_cast<size_t>(t)];  // a graph output must keep its values
+  return uses;
+}
+
+void Subgraph::FuseResidualAdds() {
+  constexpr int32_t kAdd = 0, kPad = 34;
+  TensorUses uses = ComputeTensorUses();
+  std::vector<int>& writer = uses.writer;
+  const std::vector<int>& readers = uses.readers;
+  std::vector<int> position(nodes_.size(), -1);
+  for (size_t i = 0; i < execution_plan_.size(); ++i) {
+    position[static_cast<size_t>(execution_plan_[i])] = static_cast<int>(i);
+  }
   // Ready before the node at plan position `pos` runs: a graph input, a
   // constant, or the output of an earlier node.
   auto ready_before = [&](int t, int pos) {
@@ -323,16 +332,9 @@ void Subgraph::FuseResidualAdds() {
 
 void Subgraph::FuseClamps() {
   constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
-  std::vector<int> writer(tensors_.size(), -1), readers(tensors_.size(), 0);
-  for (int index : execution_plan_) {
-    if (folded_[static_cast<size_t>(index)]) continue;  // e.g. an ADD fused by FuseResidualAdds
-    const Node& node = nodes_[static_cast<size_t>(index)];
-    for (int t : node.outputs) writer[static_cast<size_t>(t)] = node.index;
-    for (int t : node.inputs) {
-      if (t >= 0) ++readers[static_cast<size_t>(t)];
-    }
-  }
-  for (int t : outputs_) ++readers[static_cast<size_t>(t)];  // a graph output must keep its values
+  TensorUses uses = ComputeTensorUses();
+  std::vector<int>& writer = uses.writer;
+  const std::vector<int>& readers = uses.readers;
   for (int index : execution_plan_) {
     Node& clamp = nodes_[static_cast<size_t>(index)];
     if (folded_[static_cast<size_t>(index)]) continue;

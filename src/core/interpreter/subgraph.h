@@ -67,6 +67,12 @@ class Subgraph {
   // kernel (Kernel::FuseResidualAdd); before FuseClamps, which may then add
   // a following RELU to the same kernel.
   void FuseResidualAdds();
+  // Per tensor: the node writing it (-1: none) and how many nodes (and graph
+  // outputs) read it, over the nodes of the plan that still run.
+  struct TensorUses {
+    std::vector<int> writer, readers;
+  };
+  TensorUses ComputeTensorUses() const;
   void FuseClamps();
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;
