@@ -30,6 +30,15 @@
 namespace relite::cpu {
 namespace {
 
+// What the 16-channel blocks of one row share: the input's XOR to 0..255 and
+// the requantization's clamp bounds and output zero point.
+struct BlockConstants {
+  __m128i xor_mask;
+  __m256 lo, hi;
+  __m256i out_zp;
+  bool is_signed;
+};
+
 class QuantizedDepthwiseConv2DKernel final : public Kernel {
  public:
   explicit QuantizedDepthwiseConv2DKernel(const DepthwiseConv2DParams& params) : params_(params) {}
@@ -40,12 +49,14 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
 
  private:
   void RunRow(const uint8_t* input, uint8_t* output, int b, int oy, const uint8_t** taps) const;
-  // One output pixel: the 16-channel blocks (when `vector_part`) and the channel tail.
+  // One output pixel: the 16-channel blocks (unless `vector_part` is null)
+  // and the channel tail.
   void RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox, const uint8_t** taps,
-                bool vector_part) const;
+                const BlockConstants* vector_part) const;
   // The 16-channel blocks of output pixels [interior_begin_, interior_end_)
   // of a row whose 3x3 windows lie inside the input.
-  void RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy) const;
+  // `k` by value: the byte stores through out_row could alias a reference.
+  void RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) const;
   int32_t Scalar(const uint8_t* const* taps, int o) const;
   void EvalInt16(KernelContext& ctx) const;
 
@@ -210,23 +221,27 @@ int32_t QuantizedDepthwiseConv2DKernel::Scalar(const uint8_t* const* taps, int o
   return RequantizeFp32(acc, scale_[static_cast<size_t>(o)], out_q_.zero_point, range_.min, range_.max);
 }
 
+// 16 input bytes at p as int16 in 0..255.
+inline __m256i WidenTap(const uint8_t* p, __m128i xor_mask) {
+  return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), xor_mask));
+}
+
 // Requantizes two accumulators of a 16-channel block (lane order A: 0-3,
 // 8-11; B: 4-7, 12-15) and stores the 16 bytes.
-inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, __m256 lo, __m256 hi, __m256i ozp,
-                       bool is_signed, uint8_t* out) {
-  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), lo), hi);
-  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), lo), hi);
-  const __m256i ia = _mm256_add_epi32(_mm256_cvtps_epi32(fa), ozp);
-  const __m256i ib = _mm256_add_epi32(_mm256_cvtps_epi32(fb), ozp);
+inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k, uint8_t* out) {
+  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), k.lo), k.hi);
+  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), k.lo), k.hi);
+  const __m256i ia = _mm256_add_epi32(_mm256_cvtps_epi32(fa), k.out_zp);
+  const __m256i ib = _mm256_add_epi32(_mm256_cvtps_epi32(fb), k.out_zp);
   // packs per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
   const __m256i w16 = _mm256_packs_epi32(ia, ib);
   const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
-  const __m128i bytes = is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
+  const __m128i bytes = k.is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
 }
 
 void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox,
-                                              const uint8_t** taps, bool vector_part) const {
+                                              const uint8_t** taps, const BlockConstants* vector_part) const {
   const size_t image = static_cast<size_t>(in_h_) * in_w_ * in_c_;
   const uint8_t* zp = zp_row_.data();
   for (int ky = 0; ky < filter_h_; ++ky) {
@@ -239,35 +254,30 @@ void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* out
   }
   if (taps_ & 1) taps[taps_] = zp;
   uint8_t* out = output + ((static_cast<size_t>(b) * out_h_ + oy) * out_w_ + ox) * out_c_;
-  if (vector_part) {
-    const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
-    const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point));
-    const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point));
-    const __m256i ozp = _mm256_set1_epi32(out_q_.zero_point);
-    const bool is_signed = in_type_ == DataType::kInt8;
+  if (vector_part != nullptr) {
+    const BlockConstants k = *vector_part;  // a copy: byte stores through `out` could alias the original
     for (int c0 = 0; c0 < vec_c_; c0 += 16) {
       const int blk = c0 / 16;
       __m256i acc_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16));
       __m256i acc_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16 + 8));
       const int16_t* wp = wpacked_.data() + static_cast<size_t>(blk) * tap_pairs_ * 32;
       for (int p = 0; p < tap_pairs_; ++p, wp += 32) {
-        const __m256i x0 = _mm256_cvtepu8_epi16(
-            _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(taps[2 * p] + c0)), mask));
-        const __m256i x1 = _mm256_cvtepu8_epi16(
-            _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(taps[2 * p + 1] + c0)), mask));
+        const __m256i x0 = WidenTap(taps[2 * p] + c0, k.xor_mask);
+        const __m256i x1 = WidenTap(taps[2 * p + 1] + c0, k.xor_mask);
         const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp));
         const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16));
         acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w0));
         acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w1));
       }
       StoreBlock(acc_a, acc_b, _mm256_load_ps(vscale_.data() + blk * 16), _mm256_load_ps(vscale_.data() + blk * 16 + 8),
-                 lo, hi, ozp, is_signed, out + c0);
+                 k, out + c0);
     }
   }
   for (int o = vec_c_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
 }
 
-void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy) const {
+void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy,
+                                                       BlockConstants k) const {
   const size_t c_total = static_cast<size_t>(in_c_);
   const uint8_t* tap[9];
   for (int ky = 0; ky < 3; ++ky) {
@@ -276,14 +286,7 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
   }
   const size_t step = static_cast<size_t>(params_.stride_w) * c_total;
   const size_t first = static_cast<size_t>(interior_begin_ * params_.stride_w - pad_left_) * c_total;
-  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
-  const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point));
-  const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point));
-  const __m256i ozp = _mm256_set1_epi32(out_q_.zero_point);
-  const bool is_signed = in_type_ == DataType::kInt8;
-  auto load_tap = [&](int t, size_t offset) {
-    return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tap[t] + offset)), mask));
-  };
+  auto load_tap = [&](int t, size_t offset) { return WidenTap(tap[t] + offset, k.xor_mask); };
   for (int c0 = 0; c0 < vec_c_; c0 += 16) {
     const int blk = c0 / 16;
     // Five tap pairs; the tenth tap's weights are zero, so it pairs with any input.
@@ -305,26 +308,30 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
         acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
         acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
       }
-      StoreBlock(acc_a, acc_b, sa, sb, lo, hi, ozp, is_signed, out);
+      StoreBlock(acc_a, acc_b, sa, sb, k, out);
     }
   }
 }
 
 void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* output, int b, int oy,
                                             const uint8_t** taps) const {
+  const BlockConstants k{_mm_set1_epi8(static_cast<char>(xor_mask_)),
+                         _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point)),
+                         _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point)),
+                         _mm256_set1_epi32(out_q_.zero_point), in_type_ == DataType::kInt8};
   const int iy0 = oy * params_.stride_h - pad_top_;
   const bool rows_inside = iy0 >= 0 && iy0 + (filter_h_ - 1) * params_.dilation_h < in_h_;
   if (filter_h_ != 3 || filter_w_ != 3 || vec_c_ == 0 || !rows_inside || interior_begin_ >= interior_end_) {
-    for (int ox = 0; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
+    for (int ox = 0; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
     return;
   }
-  for (int ox = 0; ox < interior_begin_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
+  for (int ox = 0; ox < interior_begin_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
   const uint8_t* image = input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
-  RunRowInterior3x3(image, output + (static_cast<size_t>(b) * out_h_ + oy) * out_w_ * out_c_, oy);
+  RunRowInterior3x3(image, output + (static_cast<size_t>(b) * out_h_ + oy) * out_w_ * out_c_, oy, k);
   if (vec_c_ < out_c_) {
-    for (int ox = interior_begin_; ox < interior_end_; ++ox) RunPixel(input, output, b, oy, ox, taps, false);
+    for (int ox = interior_begin_; ox < interior_end_; ++ox) RunPixel(input, output, b, oy, ox, taps, nullptr);
   }
-  for (int ox = interior_end_; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, true);
+  for (int ox = interior_end_; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
 }
 
 void QuantizedDepthwiseConv2DKernel::EvalInt16(KernelContext& ctx) const {
