@@ -222,54 +222,40 @@ void DepthwiseConv2DKernel::RunRowInterior3x3(const EvalJob& job, const float* i
     const int ox1 = std::min(interior_end_, ox0 + kPixelTile);
     const float* tile_in = row_start + static_cast<size_t>(ox0 * params_.stride_w - pad_left_) * c_total;
     float* tile_out = out_row + static_cast<size_t>(ox0) * c_total;
-    for (int c = 0; c < vector_channels; c += 8) {
+    // One 8-channel block over the tile's pixels; `load`/`store` are full
+    // vectors, or the masked last in_c % 8 channels.
+    auto sweep = [&](int c, auto load, auto store) {
       const float* w = job.filter + c;
-      const v8f w00 = Load8(w), w01 = Load8(w + c_total), w02 = Load8(w + 2 * c_total);
-      const v8f w10 = Load8(w + 3 * c_total), w11 = Load8(w + 4 * c_total), w12 = Load8(w + 5 * c_total);
-      const v8f w20 = Load8(w + 6 * c_total), w21 = Load8(w + 7 * c_total), w22 = Load8(w + 8 * c_total);
-      const v8f bias = Load8(job.bias + c);
+      const v8f w00 = load(w), w01 = load(w + c_total), w02 = load(w + 2 * c_total);
+      const v8f w10 = load(w + 3 * c_total), w11 = load(w + 4 * c_total), w12 = load(w + 5 * c_total);
+      const v8f w20 = load(w + 6 * c_total), w21 = load(w + 7 * c_total), w22 = load(w + 8 * c_total);
+      const v8f bias = load(job.bias + c);
       const float* x = tile_in + c;
       float* y = tile_out + c;
       for (int ox = ox0; ox < ox1; ++ox, x += pixel_step, y += c_total) {
-        v8f acc = bias + Load8(x) * w00;
-        v8f acc2 = Load8(x + col) * w01;
-        acc += Load8(x + 2 * col) * w02;
-        acc2 += Load8(x + row) * w10;
-        acc += Load8(x + row + col) * w11;
-        acc2 += Load8(x + row + 2 * col) * w12;
-        acc += Load8(x + 2 * row) * w20;
-        acc2 += Load8(x + 2 * row + col) * w21;
-        acc += Load8(x + 2 * row + 2 * col) * w22;
-        Store8(y, Clamp8(acc + acc2, vlo, vhi));
+        v8f acc = bias + load(x) * w00;
+        v8f acc2 = load(x + col) * w01;
+        acc += load(x + 2 * col) * w02;
+        acc2 += load(x + row) * w10;
+        acc += load(x + row + col) * w11;
+        acc2 += load(x + row + 2 * col) * w12;
+        acc += load(x + 2 * row) * w20;
+        acc2 += load(x + 2 * row + col) * w21;
+        acc += load(x + 2 * row + 2 * col) * w22;
+        store(y, Clamp8(acc + acc2, vlo, vhi));
       }
+    };
+    for (int c = 0; c < vector_channels; c += 8) {
+      sweep(c, [](const float* p) { return Load8(p); }, [](float* p, v8f v) { Store8(p, v); });
     }
 #if defined(__AVX2__)
     if (vector_channels < in_c_) {
       // The last in_c % 8 channels as one masked vector: a scalar tail costs
       // as much as the vectors before it when C is 28 or 36.
-      const int c = vector_channels;
-      const int lanes = in_c_ - c;
+      const int lanes = in_c_ - vector_channels;
       const __m256i m = FirstLanesMask(lanes);
-      const float* w = job.filter + c;
-      const v8f w00 = LoadFirst(w, m), w01 = LoadFirst(w + c_total, m), w02 = LoadFirst(w + 2 * c_total, m);
-      const v8f w10 = LoadFirst(w + 3 * c_total, m), w11 = LoadFirst(w + 4 * c_total, m);
-      const v8f w12 = LoadFirst(w + 5 * c_total, m), w20 = LoadFirst(w + 6 * c_total, m);
-      const v8f w21 = LoadFirst(w + 7 * c_total, m), w22 = LoadFirst(w + 8 * c_total, m);
-      const v8f bias = LoadFirst(job.bias + c, m);
-      const float* x = tile_in + c;
-      float* y = tile_out + c;
-      for (int ox = ox0; ox < ox1; ++ox, x += pixel_step, y += c_total) {
-        v8f acc = bias + LoadFirst(x, m) * w00;
-        v8f acc2 = LoadFirst(x + col, m) * w01;
-        acc += LoadFirst(x + 2 * col, m) * w02;
-        acc2 += LoadFirst(x + row, m) * w10;
-        acc += LoadFirst(x + row + col, m) * w11;
-        acc2 += LoadFirst(x + row + 2 * col, m) * w12;
-        acc += LoadFirst(x + 2 * row, m) * w20;
-        acc2 += LoadFirst(x + 2 * row + col, m) * w21;
-        acc += LoadFirst(x + 2 * row + 2 * col, m) * w22;
-        StoreFirst(y, Clamp8(acc + acc2, vlo, vhi), lanes);
-      }
+      sweep(vector_channels, [m](const float* p) { return LoadFirst(p, m); },
+            [lanes](float* p, v8f v) { StoreFirst(p, v, lanes); });
     }
 #else
     if (vector_channels < in_c_) {
