@@ -168,10 +168,12 @@ TEST(ResidualFusion, AddActivationIsAppliedAfterTheSum) {
 }
 
 TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
-  for (int cout : {8, 13, 20}) {
-    for (int kernel : {1, 3}) {
-      SCOPED_TRACE("cout " + std::to_string(cout) + " kernel " + std::to_string(kernel));
+  // 6x7 gathers every 3x3 window (im2col); 12x15 reads the inner windows in place (segmented rows).
+  for (int cout : {8, 13, 20}) for (int kernel : {1, 3}) for (int w : {7, 15}) {
+      SCOPED_TRACE("cout " + std::to_string(cout) + " kernel " + std::to_string(kernel) + " w " + std::to_string(w));
       Spec s;
+      s.w = w;
+      s.h = w == 7 ? 6 : 12;
       s.cin = 5;
       s.cout = cout;
       s.kernel = kernel;
@@ -182,7 +184,6 @@ TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
       EXPECT_TRUE(fused[static_cast<size_t>(b.pad)]);
       EXPECT_TRUE(fused[static_cast<size_t>(b.add)]);
       EXPECT_TRUE(fused[static_cast<size_t>(b.relu)]);
-    }
   }
 }
 

@@ -100,6 +100,11 @@ class Conv2DKernel final : public Kernel {
   // Gathers im2col rows [m0, m1) of group g into `rows` (K floats each).
   void Im2col(const float* input, int g, int m0, int m1, float* rows) const;
   void RunSlot(const EvalJob& job, int slot) const;
+  // The segmented path: one output row per task.
+  void RunSlotByRows(const EvalJob& job, int slot) const;
+  // Output pixels [m0, m1) (all columns) from im2col rows, in blocks that fit the slot's scratch.
+  void GatherAndMultiply(const EvalJob& job, int m0, int m1, float* rows) const;
+  GemmEpilogue EpilogueFor(const EvalJob& job, int m0, int group) const;
 
   Conv2DParams params_;
   ActivationRange act_{};
@@ -123,6 +128,15 @@ class Conv2DKernel final : public Kernel {
   // Direct: the input rows are the product's rows (row stride direct_lda_).
   bool direct_ = false;
   size_t direct_lda_ = 0;
+
+  // Segmented (ungrouped, undilated, K <= kGemmMaxSegmentedDepth): output
+  // pixels whose window lies inside the image read their filter rows in
+  // place (GemmPackedSegmented); only the border pixels are gathered. It
+  // removes the im2col copy that dominates first layers (K = 27 or 75).
+  bool segmented_ = false;
+  int inner_x_begin_ = 0, inner_x_end_ = 0;  // output columns with the window inside
+  int inner_y_begin_ = 0, inner_y_end_ = 0;  // output rows likewise
+  int gather_rows_ = 0;                      // border pixels gathered per block
 
   GemmPartition partition_;
   int slots_ = 1;
@@ -238,6 +252,21 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
   partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
   slot_floats_ = direct_ ? 0 : static_cast<size_t>(partition_.rows_per_task) * depth_;
 
+  // Row tasks need enough rows to share; a window that is never inside (a
+  // filter larger than the padded-free image) gains nothing either.
+  const int sh = params_.stride_h, sw = params_.stride_w;
+  inner_x_begin_ = std::min(out_w_, CeilDiv(pad_left_, sw));
+  inner_x_end_ = in_w_ + pad_left_ >= filter_w_ ? std::min(out_w_, (in_w_ + pad_left_ - filter_w_) / sw + 1) : 0;
+  inner_y_begin_ = std::min(out_h_, CeilDiv(pad_top_, sh));
+  inner_y_end_ = in_h_ + pad_top_ >= filter_h_ ? std::min(out_h_, (in_h_ + pad_top_ - filter_h_) / sh + 1) : 0;
+  segmented_ = !direct_ && groups_ == 1 && params_.dilation_h == 1 && params_.dilation_w == 1 &&
+               depth_ <= kGemmMaxSegmentedDepth && inner_x_end_ - inner_x_begin_ >= kGemmTileRows &&
+               inner_y_end_ > inner_y_begin_ && int64_t{batch_} * out_h_ >= 4 * int64_t{slots_};
+  if (segmented_) {
+    gather_rows_ = std::min(out_w_, max_rows);
+    slot_floats_ = static_cast<size_t>(gather_rows_) * depth_;
+  }
+
   packed_group_floats_ = PackedWeightsSize(group_out_c_, depth_);
   filter_constant_ = filter.is_constant() && filter.data != nullptr;
   size_t scratch_bytes = 0;
@@ -313,12 +342,57 @@ void Conv2DKernel::Im2col(const float* input, int g, int m0, int m1, float* rows
   }
 }
 
+GemmEpilogue Conv2DKernel::EpilogueFor(const EvalJob& job, int m0, int g) const {
+  GemmEpilogue epilogue{nullptr, act_.min, act_.max};
+  if (job.bias != nullptr) epilogue.bias = job.bias + static_cast<size_t>(g) * group_out_c_;
+  if (job.residual != nullptr) {
+    const int first_channel = g * group_out_c_;
+    epilogue.residual = job.residual + static_cast<size_t>(m0) * residual_c_ + std::min(first_channel, residual_c_);
+    epilogue.residual_stride = static_cast<size_t>(residual_c_);
+    epilogue.residual_columns = std::clamp(residual_c_ - first_channel, 0, group_out_c_);
+  }
+  return epilogue;
+}
+
+void Conv2DKernel::GatherAndMultiply(const EvalJob& job, int m0, int m1, float* rows) const {
+  for (int b0 = m0; b0 < m1; b0 += gather_rows_) {
+    const int b1 = std::min(m1, b0 + gather_rows_);
+    Im2col(job.input, 0, b0, b1, rows);
+    GemmPacked(b1 - b0, out_c_, depth_, rows, static_cast<size_t>(depth_), job.packed, EpilogueFor(job, b0, 0),
+               job.output + static_cast<size_t>(b0) * out_c_, static_cast<size_t>(out_c_), 0, out_c_);
+  }
+}
+
+void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
+  float* rows = AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
+  const int total_rows = batch_ * out_h_;
+  const size_t in_row_floats = static_cast<size_t>(in_w_) * in_c_;
+  const GemmSegments segments{filter_h_, filter_w_ * in_c_, in_row_floats};
+  const size_t lda = static_cast<size_t>(params_.stride_w) * in_c_;
+  for (int t = job.next_task->fetch_add(1, std::memory_order_relaxed); t < total_rows;
+       t = job.next_task->fetch_add(1, std::memory_order_relaxed)) {
+    const int b = t / out_h_, oy = t % out_h_;
+    const int row_m0 = t * out_w_;
+    if (oy < inner_y_begin_ || oy >= inner_y_end_) {
+      GatherAndMultiply(job, row_m0, row_m0 + out_w_, rows);
+      continue;
+    }
+    if (inner_x_begin_ > 0) GatherAndMultiply(job, row_m0, row_m0 + inner_x_begin_, rows);
+    const int m0 = row_m0 + inner_x_begin_;
+    const int iy0 = oy * params_.stride_h - pad_top_;
+    const int ix0 = inner_x_begin_ * params_.stride_w - pad_left_;
+    const float* a = job.input + (static_cast<size_t>(b) * in_h_ + iy0) * in_row_floats + static_cast<size_t>(ix0) * in_c_;
+    GemmPackedSegmented(inner_x_end_ - inner_x_begin_, out_c_, a, lda, segments, job.packed, EpilogueFor(job, m0, 0),
+                        job.output + static_cast<size_t>(m0) * out_c_, static_cast<size_t>(out_c_), 0, out_c_);
+    if (inner_x_end_ < out_w_) GatherAndMultiply(job, row_m0 + inner_x_end_, row_m0 + out_w_, rows);
+  }
+}
+
 void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
   const int tasks_per_group = partition_.num_tasks();
   const int total_tasks = tasks_per_group * groups_;
   float* rows =
       direct_ ? nullptr : AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
-  const GemmEpilogue base{nullptr, act_.min, act_.max};
   // Consecutive tasks of one row block (split by columns) share one gather.
   int gathered_group = -1, gathered_m0 = -1;
   for (int t = job.next_task->fetch_add(1, std::memory_order_relaxed); t < total_tasks;
@@ -326,14 +400,7 @@ void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
     const int g = t / tasks_per_group;
     int m0, m1, n0, n1;
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
-    GemmEpilogue epilogue = base;
-    if (job.bias != nullptr) epilogue.bias = job.bias + static_cast<size_t>(g) * group_out_c_;
-    if (job.residual != nullptr) {
-      const int first_channel = g * group_out_c_;
-      epilogue.residual = job.residual + static_cast<size_t>(m0) * residual_c_ + std::min(first_channel, residual_c_);
-      epilogue.residual_stride = static_cast<size_t>(residual_c_);
-      epilogue.residual_columns = std::clamp(residual_c_ - first_channel, 0, group_out_c_);
-    }
+    const GemmEpilogue epilogue = EpilogueFor(job, m0, g);
     const float* packed = job.packed + g * packed_group_floats_;
     float* c = job.output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
     const float* a;
@@ -394,6 +461,13 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
                   packed + g * packed_group_floats_);
     }
     job.packed = packed;
+  }
+  if (segmented_) {
+    job.active_slots = slots_;
+    ctx.ParallelFor(job.active_slots, 1, [&job](int64_t begin, int64_t end) {
+      for (int64_t s = begin; s < end; ++s) job.kernel->RunSlotByRows(job, static_cast<int>(s));
+    });
+    return Status::Ok();
   }
   job.active_slots = std::min(slots_, partition_.num_tasks() * groups_);
   if (job.active_slots <= 1) {

@@ -276,6 +276,45 @@ TEST(Conv2DTest, Grouped) {
   RunConvCase(c);
 }
 
+// First layers (3 or 4 input channels, 3x3 or 5x5, stride 2) read the
+// windows inside the image in place, row by row, and gather only the border
+// pixels: both halves, output rows on the border, rows narrower than a tile,
+// batches, and row tasks shared by threads.
+TEST(Conv2DTest, FirstLayerWindowsReadInPlace) {
+  for (auto padding : {tflite::Padding::SAME, tflite::Padding::VALID}) {
+    for (int k : {3, 5}) {
+      for (int stride : {1, 2}) {
+        for (int out_c : {7, 16, 24}) {
+          ConvCase c;
+          c.batch = 2;
+          c.in_h = 17;
+          c.in_w = 26;
+          c.in_c = k == 3 ? 3 : 4;
+          c.out_c = out_c;
+          c.filter_h = c.filter_w = k;
+          c.stride_h = c.stride_w = stride;
+          c.padding = padding;
+          c.activation = tflite::ActivationFunctionType::RELU6;
+          c.threads = out_c == 16 ? 1 : 2;
+          RunConvCase(c);
+        }
+      }
+    }
+  }
+  // An asymmetric filter and a row of one window per tile.
+  ConvCase c;
+  c.in_h = 9;
+  c.in_w = 40;
+  c.in_c = 8;
+  c.out_c = 16;
+  c.filter_h = 2;
+  c.filter_w = 3;
+  c.stride_h = 1;
+  c.stride_w = 3;
+  c.threads = 2;
+  RunConvCase(c);
+}
+
 TEST(Conv2DTest, NonConstantFilter) {
   ConvCase c;
   c.filter_is_input = true;

@@ -10,17 +10,19 @@ namespace {
 
 // Depth of one pass over K: the 16-wide weight panel of one pass (16 KiB)
 // stays in L1 while the row block streams past it.
-constexpr int kMaxDepthBlock = 256;
+constexpr int kMaxDepthBlock = kGemmMaxSegmentedDepth;
 // Rows of A per pass over a weight panel (their depth block stays in L2).
 constexpr int kRowBlock = 72;
 
-// One kGemmTileRows x (8 * kVectors) tile of C over `depth` steps of K.
+// One kGemmTileRows x (8 * kVectors) tile of C over the depth steps of
+// `depth` (segment s of row r starts at a + r * lda + s * depth.stride).
 // `b` is the weight panel at the block's first k (8 * kVectors floats per k).
 // On the first depth block the accumulators start from the bias (or zero),
 // later blocks add to what C holds; the last block applies the clamp.
 template <int kRows, int kVectors>
-void MicroKernel(int depth, const float* a, size_t lda, const float* b, float* c, size_t ldc, const float* bias,
-                 bool accumulate, bool finalize, float lo, float hi) {
+inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, const float* a, size_t lda,
+                                                     const float* b, float* c, size_t ldc, const float* bias,
+                                                     bool accumulate, bool finalize, float lo, float hi) {
   v8f acc[kRows][kVectors];
   if (accumulate) {
 #pragma GCC unroll 8
@@ -36,20 +38,23 @@ void MicroKernel(int depth, const float* a, size_t lda, const float* b, float* c
       for (int r = 0; r < kRows; ++r) acc[r][v] = init;
     }
   }
-  const float* rows[kRows];
+  const int length = depth.length;
+  for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
+    const float* rows[kRows];
 #pragma GCC unroll 8
-  for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+    for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
 
-  for (int k = 0; k < depth; ++k) {
-    v8f w[kVectors];
+    for (int k = 0; k < length; ++k) {
+      v8f w[kVectors];
 #pragma GCC unroll 2
-    for (int v = 0; v < kVectors; ++v) w[v] = Load8(b + 8 * v);
-    b += 8 * kVectors;
+      for (int v = 0; v < kVectors; ++v) w[v] = Load8(b + 8 * v);
+      b += 8 * kVectors;
 #pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) {
-      const float x = rows[r][k];
+      for (int r = 0; r < kRows; ++r) {
+        const float x = rows[r][k];
 #pragma GCC unroll 2
-      for (int v = 0; v < kVectors; ++v) acc[r][v] += x * w[v];
+        for (int v = 0; v < kVectors; ++v) acc[r][v] += x * w[v];
+      }
     }
   }
 
@@ -69,7 +74,26 @@ void MicroKernel(int depth, const float* a, size_t lda, const float* b, float* c
   }
 }
 
-using MicroKernelFn = void (*)(int, const float*, size_t, const float*, float*, size_t, const float*, bool, bool, float,
+template <int kRows, int kVectors>
+void MicroKernel(const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc, const float* bias,
+                 bool accumulate, bool finalize, float lo, float hi) {
+  MicroTile<kRows, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+}
+
+// `tiles` full kGemmTileRows-row tiles down one panel in one call: with a
+// short K (a 1x1 convolution over 16 channels is ~100 cycles a tile) a call
+// per tile, with its eleven arguments, costs a noticeable share.
+template <int kVectors>
+void MicroKernelTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+                      const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+  for (int t = 0; t < tiles; ++t) {
+    MicroTile<kGemmTileRows, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+    a += kGemmTileRows * lda;
+    c += kGemmTileRows * ldc;
+  }
+}
+
+using MicroKernelFn = void (*)(const GemmSegments&, const float*, size_t, const float*, float*, size_t, const float*, bool, bool, float,
                                float);
 
 // [rows - 1][vectors - 1]
@@ -78,6 +102,10 @@ constexpr MicroKernelFn kMicroKernels[kGemmTileRows][2] = {
     {MicroKernel<3, 1>, MicroKernel<3, 2>}, {MicroKernel<4, 1>, MicroKernel<4, 2>},
     {MicroKernel<5, 1>, MicroKernel<5, 2>}, {MicroKernel<6, 1>, MicroKernel<6, 2>},
 };
+
+using MicroKernelTilesFn = void (*)(int, const GemmSegments&, const float*, size_t, const float*, float*, size_t, const float*, bool,
+                                    bool, float, float);
+constexpr MicroKernelTilesFn kMicroKernelTiles[2] = {MicroKernelTiles<1>, MicroKernelTiles<2>};
 
 int PanelWidth(int n, int n0) { return n - n0 > 8 ? kGemmPanelWidth : 8; }
 
@@ -154,68 +182,105 @@ void AddResidualAndClamp(const GemmEpilogue& e, int r0, int rows, int n0, int co
 
 }  // namespace
 
+namespace {
+
+// One pass over depth steps [k0, k0 + depth.count * depth.length) of every
+// row and of columns [n_begin, n_end): `a` points at row 0's step k0.
+void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first, bool last, const float* a, size_t lda,
+              const float* packed, const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end) {
+  // With a residual the microkernel leaves the clamp to AddResidualAndClamp.
+  const bool residual = epilogue.residual != nullptr;
+  const float kernel_min = residual ? -__builtin_inff() : epilogue.min;
+  const float kernel_max = residual ? __builtin_inff() : epilogue.max;
+  for (int m0 = 0; m0 < m; m0 += kRowBlock) {
+    const int m1 = std::min(m, m0 + kRowBlock);
+    for (int n0 = n_begin; n0 < n_end; n0 += kGemmPanelWidth) {
+      const int width = PanelWidth(n, n0);
+      const int valid = std::min(width, n_end - n0);
+      const int vectors = width / 8;
+      const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * width;
+      const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
+      float bias_padded[kGemmPanelWidth];
+      if (bias != nullptr && valid < width) {
+        std::copy(bias, bias + valid, bias_padded);
+        std::fill(bias_padded + valid, bias_padded + width, 0.f);
+        bias = bias_padded;
+      }
+      int r0 = m0;
+      if (valid == width) {
+        const int tiles = (m1 - m0) / kGemmTileRows;
+        kMicroKernelTiles[vectors - 1](tiles, depth, a + static_cast<size_t>(m0) * lda, lda, panel,
+                                       c + static_cast<size_t>(m0) * ldc + n0, ldc, bias, !first, last, kernel_min,
+                                       kernel_max);
+        r0 += tiles * kGemmTileRows;
+        if (residual && last && tiles > 0) {
+          AddResidualAndClamp(epilogue, m0, r0 - m0, n0, valid, c + static_cast<size_t>(m0) * ldc + n0, ldc);
+        }
+      }
+      for (; r0 < m1; r0 += kGemmTileRows) {
+        const int rows = std::min(kGemmTileRows, m1 - r0);
+        const MicroKernelFn kernel = kMicroKernels[rows - 1][vectors - 1];
+        const float* a_tile = a + static_cast<size_t>(r0) * lda;
+        float* c_tile = c + static_cast<size_t>(r0) * ldc + n0;
+        if (valid == width) {
+          kernel(depth, a_tile, lda, panel, c_tile, ldc, bias, !first, last, kernel_min, kernel_max);
+          if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
+          continue;
+        }
+        // A partial panel goes through a full-width local tile. The kernel
+        // reads the tile only when accumulating; the padding columns then
+        // hold zeros and their results are dropped.
+        float tile[kGemmTileRows * kGemmPanelWidth];
+        if (!first) {
+          for (int r = 0; r < rows; ++r) CopyColumns(c_tile + r * ldc, tile + r * width, valid, width);
+        }
+        kernel(depth, a_tile, lda, panel, tile, width, bias, !first, last, kernel_min, kernel_max);
+        for (int r = 0; r < rows; ++r) StoreColumns(tile + r * width, c_tile + r * ldc, valid);
+        if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
+      }
+    }
+  }
+}
+
+// C = the activated bias: a product with nothing to sum.
+void StoreActivatedBias(int m, const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end) {
+  for (int i = 0; i < m; ++i) {
+    for (int j = n_begin; j < n_end; ++j) {
+      const float v = epilogue.bias != nullptr ? epilogue.bias[j] : 0.f;
+      c[static_cast<size_t>(i) * ldc + j] = std::min(std::max(v, epilogue.min), epilogue.max);
+    }
+  }
+}
+
+}  // namespace
+
 void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* packed, const GemmEpilogue& epilogue,
                 float* c, size_t ldc, int n_begin, int n_end) {
   n_end = std::min(n_end, n);
   if (m <= 0 || n_end <= n_begin) return;
   if (k <= 0) {
-    // An empty sum: C is the activated bias.
-    for (int i = 0; i < m; ++i) {
-      for (int j = n_begin; j < n_end; ++j) {
-        const float v = epilogue.bias != nullptr ? epilogue.bias[j] : 0.f;
-        c[static_cast<size_t>(i) * ldc + j] = std::min(std::max(v, epilogue.min), epilogue.max);
-      }
-    }
+    StoreActivatedBias(m, epilogue, c, ldc, n_begin, n_end);
     return;
   }
-  // With a residual the microkernel leaves the clamp to AddResidualAndClamp.
-  const bool residual = epilogue.residual != nullptr;
-  const float kernel_min = residual ? -__builtin_inff() : epilogue.min;
-  const float kernel_max = residual ? __builtin_inff() : epilogue.max;
   const int depth_blocks = CeilDiv(k, kMaxDepthBlock);
   const int depth_step = CeilDiv(k, depth_blocks);
   for (int k0 = 0; k0 < k; k0 += depth_step) {
     const int depth = std::min(depth_step, k - k0);
-    const bool first = k0 == 0;
-    const bool last = k0 + depth == k;
-    for (int m0 = 0; m0 < m; m0 += kRowBlock) {
-      const int m1 = std::min(m, m0 + kRowBlock);
-      for (int n0 = n_begin; n0 < n_end; n0 += kGemmPanelWidth) {
-        const int width = PanelWidth(n, n0);
-        const int valid = std::min(width, n_end - n0);
-        const int vectors = width / 8;
-        const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * width;
-        const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
-        float bias_padded[kGemmPanelWidth];
-        if (bias != nullptr && valid < width) {
-          std::copy(bias, bias + valid, bias_padded);
-          std::fill(bias_padded + valid, bias_padded + width, 0.f);
-          bias = bias_padded;
-        }
-        for (int r0 = m0; r0 < m1; r0 += kGemmTileRows) {
-          const int rows = std::min(kGemmTileRows, m1 - r0);
-          const MicroKernelFn kernel = kMicroKernels[rows - 1][vectors - 1];
-          const float* a_tile = a + static_cast<size_t>(r0) * lda + k0;
-          float* c_tile = c + static_cast<size_t>(r0) * ldc + n0;
-          if (valid == width) {
-            kernel(depth, a_tile, lda, panel, c_tile, ldc, bias, !first, last, kernel_min, kernel_max);
-            if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
-            continue;
-          }
-          // A partial panel goes through a full-width local tile. The kernel
-          // reads the tile only when accumulating; the padding columns then
-          // hold zeros and their results are dropped.
-          float tile[kGemmTileRows * kGemmPanelWidth];
-          if (!first) {
-            for (int r = 0; r < rows; ++r) CopyColumns(c_tile + r * ldc, tile + r * width, valid, width);
-          }
-          kernel(depth, a_tile, lda, panel, tile, width, bias, !first, last, kernel_min, kernel_max);
-          for (int r = 0; r < rows; ++r) StoreColumns(tile + r * width, c_tile + r * ldc, valid);
-          if (residual && last) AddResidualAndClamp(epilogue, r0, rows, n0, valid, c_tile, ldc);
-        }
-      }
-    }
+    GemmPass(m, n, k, k0, GemmSegments{1, depth, 0}, k0 == 0, k0 + depth == k, a + k0, lda, packed, epilogue, c, ldc,
+             n_begin, n_end);
   }
+}
+
+void GemmPackedSegmented(int m, int n, const float* a, size_t lda, const GemmSegments& segments, const float* packed,
+                         const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end) {
+  n_end = std::min(n_end, n);
+  if (m <= 0 || n_end <= n_begin) return;
+  const int k = segments.count * segments.length;
+  if (k <= 0) {
+    StoreActivatedBias(m, epilogue, c, ldc, n_begin, n_end);
+    return;
+  }
+  GemmPass(m, n, k, 0, segments, true, true, a, lda, packed, epilogue, c, ldc, n_begin, n_end);
 }
 
 void GemmPartition::Task(int t, int* m_begin, int* m_end, int* n_begin, int* n_end) const {

@@ -71,6 +71,23 @@ struct GemmEpilogue {
 void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* packed, const GemmEpilogue& epilogue,
                 float* c, size_t ldc, int n_begin, int n_end);
 
+// The depth (K) of a product read from A as `count` runs of `length`
+// consecutive floats, run s of a row starting `stride` floats after run s-1:
+// a convolution's filter rows read in place from an NHWC image (stride = one
+// image row), so the product needs no im2col copy.
+struct GemmSegments {
+  int count = 1;
+  int length = 0;
+  size_t stride = 0;
+};
+// Largest count * length GemmPackedSegmented takes (one pass over K).
+inline constexpr int kGemmMaxSegmentedDepth = 256;
+
+// GemmPacked with row i's K values at a + i * lda + s * segments.stride + j
+// (s < segments.count, j < segments.length), in that order.
+void GemmPackedSegmented(int m, int n, const float* a, size_t lda, const GemmSegments& segments, const float* packed,
+                         const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end);
+
 // How a product is cut into independent tasks for the thread pool: blocks
 // of rows times groups of column panels, rows varying slowest.
 struct GemmPartition {
