@@ -1,12 +1,16 @@
 #include "src/core/interpreter/thread_pool.h"
+#include "src/kernels/cpu/internal/slot_tasks.h"
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 namespace relite {
 namespace {
+
+using cpu::SlotTasks;
 
 TEST(ThreadPool, CoversEveryIndexExactlyOnce) {
   for (int threads : {1, 2, 3, 8}) {
@@ -43,6 +47,46 @@ TEST(ThreadPool, UsesAtMostSizeChunks) {
   pool.ParallelFor(1000, 1, [&](int64_t, int64_t) { chunks.fetch_add(1); });
   EXPECT_LE(chunks.load(), 2);
   EXPECT_EQ(pool.size(), 2);
+}
+
+// Kernels keep a thread on the same part of the image from one node to the
+// next (SlotTasks); that needs chunk 0 on the caller in every job.
+TEST(ThreadPool, ChunkZeroRunsOnTheCaller) {
+  ThreadPool pool(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int job = 0; job < 200; ++job) {
+    std::atomic<bool> zero_on_caller{false};
+    pool.ParallelFor(3, 1, [&](int64_t b, int64_t e) {
+      if (b == 0 && e > 0) zero_on_caller.store(std::this_thread::get_id() == caller);
+    });
+    ASSERT_TRUE(zero_on_caller.load()) << "job " << job;
+  }
+}
+
+TEST(SlotTasks, EachSlotStartsOnItsOwnRangeThenHelps) {
+  SlotTasks tasks(10, 3);  // ranges [0,3) [3,6) [6,10)
+  std::vector<int> order;
+  for (int t = tasks.Next(1); t >= 0; t = tasks.Next(1)) order.push_back(t);
+  EXPECT_EQ(order, (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 0, 1, 2}));
+  EXPECT_EQ(tasks.Next(0), -1);
+}
+
+TEST(SlotTasks, EveryTaskRunsOnceUnderContention) {
+  ThreadPool pool(4);
+  for (int n : {0, 1, 5, 97, 1000}) {
+    for (int slots : {1, 3, 4}) {
+      SlotTasks tasks(n, slots);
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      pool.ParallelFor(slots, 1, [&](int64_t b, int64_t e) {
+        for (int64_t s = b; s < e; ++s) {
+          for (int t = tasks.Next(static_cast<int>(s)); t >= 0; t = tasks.Next(static_cast<int>(s))) {
+            hits[static_cast<size_t>(t)].fetch_add(1);
+          }
+        }
+      });
+      for (int i = 0; i < n; ++i) EXPECT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
 }
 
 }  // namespace

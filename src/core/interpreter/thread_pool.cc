@@ -80,11 +80,16 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk, const std::function<v
   n_ = n;
   done_.store(0, std::memory_order_relaxed);
   ++job_id_;
-  state_.store((static_cast<uint64_t>(job_id_) << 32) | (static_cast<uint64_t>(chunks) << 16));
+  // Chunk 0 is the caller's, so with one worker awake the chunks map to
+  // threads the same way in every job (kernels rely on it for cache
+  // locality, see SlotTasks); the others are claimed as workers arrive.
+  state_.store((static_cast<uint64_t>(job_id_) << 32) | (static_cast<uint64_t>(chunks) << 16) | 1);
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     wake_.notify_all();
   }
+  fn(0, n / chunks);
+  done_.fetch_add(1, std::memory_order_acq_rel);
   RunChunks(job_id_);
   while (done_.load(std::memory_order_acquire) < chunks) RELITE_CPU_RELAX();
 }

@@ -19,6 +19,7 @@
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/narrow_conv.h"
+#include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
 
@@ -91,10 +92,7 @@ class Conv2DKernel final : public Kernel {
     float* output;
     char* scratch;
     int active_slots;  // slots sharing the tasks (at most slots_)
-    // The next unclaimed task: slots claim tasks one by one, so a thread
-    // that starts late (a busy core) leaves its share to the others instead
-    // of making them wait for a fixed half.
-    std::atomic<int>* next_task;
+    SlotTasks* tasks;
   };
 
   // Gathers im2col rows [m0, m1) of group g into `rows` (K floats each).
@@ -365,12 +363,10 @@ void Conv2DKernel::GatherAndMultiply(const EvalJob& job, int m0, int m1, float* 
 
 void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
   float* rows = AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
-  const int total_rows = batch_ * out_h_;
   const size_t in_row_floats = static_cast<size_t>(in_w_) * in_c_;
   const GemmSegments segments{filter_h_, filter_w_ * in_c_, in_row_floats};
   const size_t lda = static_cast<size_t>(params_.stride_w) * in_c_;
-  for (int t = job.next_task->fetch_add(1, std::memory_order_relaxed); t < total_rows;
-       t = job.next_task->fetch_add(1, std::memory_order_relaxed)) {
+  for (int t = job.tasks->Next(slot); t >= 0; t = job.tasks->Next(slot)) {
     const int b = t / out_h_, oy = t % out_h_;
     const int row_m0 = t * out_w_;
     if (oy < inner_y_begin_ || oy >= inner_y_end_) {
@@ -390,13 +386,11 @@ void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
 
 void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
   const int tasks_per_group = partition_.num_tasks();
-  const int total_tasks = tasks_per_group * groups_;
   float* rows =
       direct_ ? nullptr : AlignFloats64(job.scratch + static_cast<size_t>(slot) * (slot_floats_ * sizeof(float) + 64));
   // Consecutive tasks of one row block (split by columns) share one gather.
   int gathered_group = -1, gathered_m0 = -1;
-  for (int t = job.next_task->fetch_add(1, std::memory_order_relaxed); t < total_tasks;
-       t = job.next_task->fetch_add(1, std::memory_order_relaxed)) {
+  for (int t = job.tasks->Next(slot); t >= 0; t = job.tasks->Next(slot)) {
     const int g = t / tasks_per_group;
     int m0, m1, n0, n1;
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
@@ -439,7 +433,6 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
     return Status::Ok();
   }
   char* scratch = static_cast<char*>(ctx.scratch());
-  std::atomic<int> next_task{0};
   EvalJob job{this,
               ctx.input(0).data_as<float>(),
               nullptr,
@@ -448,7 +441,7 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
               ctx.output(0).data_as<float>(),
               scratch,
               1,
-              &next_task};
+              nullptr};
   if (filter_constant_) {
     job.packed = packed_.data();
   } else {
@@ -464,12 +457,16 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
   }
   if (segmented_) {
     job.active_slots = slots_;
+    SlotTasks tasks(batch_ * out_h_, job.active_slots);
+    job.tasks = &tasks;
     ctx.ParallelFor(job.active_slots, 1, [&job](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) job.kernel->RunSlotByRows(job, static_cast<int>(s));
     });
     return Status::Ok();
   }
   job.active_slots = std::min(slots_, partition_.num_tasks() * groups_);
+  SlotTasks tasks(partition_.num_tasks() * groups_, job.active_slots);
+  job.tasks = &tasks;
   if (job.active_slots <= 1) {
     RunSlot(job, 0);
     return Status::Ok();

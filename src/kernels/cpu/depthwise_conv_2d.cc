@@ -15,6 +15,7 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/vec8f.h"
+#include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -347,16 +348,17 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     for (int r = 0; r < rows; ++r) RunRow(job, r);
     return Status::Ok();
   }
-  // Threads claim blocks of rows as they go (about four per thread), so one
-  // that starts late does not hold the others up with a fixed share.
+  // Blocks of rows (about four per thread) in SlotTasks: each thread starts
+  // on its own part of the image and then helps with the others'.
   const int64_t workers = std::min<int64_t>(ctx.num_threads(), rows / min_chunk);
   const int block = static_cast<int>(std::max<int64_t>(1, (rows + 4 * workers - 1) / (4 * workers)));
-  std::atomic<int> next_row{0};
-  ctx.ParallelFor(workers, 1, [&](int64_t, int64_t) {
-    for (int r0 = next_row.fetch_add(block, std::memory_order_relaxed); r0 < rows;
-         r0 = next_row.fetch_add(block, std::memory_order_relaxed)) {
-      const int r1 = std::min(rows, r0 + block);
-      for (int r = r0; r < r1; ++r) RunRow(job, r);
+  SlotTasks tasks((rows + block - 1) / block, static_cast<int>(workers));
+  ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t slot = begin; slot < end; ++slot) {
+      for (int t = tasks.Next(static_cast<int>(slot)); t >= 0; t = tasks.Next(static_cast<int>(slot))) {
+        const int r1 = std::min(rows, (t + 1) * block);
+        for (int r = t * block; r < r1; ++r) RunRow(job, r);
+      }
     }
   });
   return Status::Ok();
