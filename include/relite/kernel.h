@@ -120,6 +120,13 @@ class Kernel {
   // Where a kernel wants the residual operand of a fused ADD (e.g. after
   // CONV_2D's optional bias); -1: this kernel never fuses one.
   virtual int residual_input_index() const { return -1; }
+
+  // Offered once, after FuseResidualAdd and FuseClamp and before the first
+  // Prepare, when the only consumer of this node's single float output is a
+  // HARD_SWISH node: return true to apply x * relu6(x + 3) / 6 to the output
+  // last (after this kernel's own clamp); the interpreter then skips the
+  // HARD_SWISH node. MobileNet v3's convolution + h-swish in one pass.
+  virtual bool FuseHardSwish() { return false; }
 };
 
 using KernelFactory = std::function<StatusOr<std::unique_ptr<Kernel>>(const Node& node)>;

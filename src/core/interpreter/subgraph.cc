@@ -371,6 +371,26 @@ void Subgraph::FuseClamps() {
   }
 }
 
+void Subgraph::FuseHardSwishes() {
+  constexpr int32_t kHardSwish = 117;
+  TensorUses uses = ComputeTensorUses();
+  for (int index : execution_plan_) {
+    const Node& swish = nodes_[static_cast<size_t>(index)];
+    if (folded_[static_cast<size_t>(index)] || swish.is_custom() || swish.builtin_code != kHardSwish) continue;
+    if (swish.inputs.size() != 1 || swish.outputs.size() != 1 || swish.inputs[0] < 0) continue;
+    const auto mid = static_cast<size_t>(swish.inputs[0]);
+    const Tensor& in = tensors_[mid];
+    const Tensor& out = tensors_[static_cast<size_t>(swish.outputs[0])];
+    if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || out.is_variable) continue;
+    if (uses.writer[mid] < 0 || uses.readers[mid] != 1) continue;
+    Node& producer = nodes_[static_cast<size_t>(uses.writer[mid])];
+    if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseHardSwish()) continue;
+    producer.outputs[0] = swish.outputs[0];
+    uses.writer[static_cast<size_t>(swish.outputs[0])] = producer.index;
+    folded_[static_cast<size_t>(swish.index)] = kFusedNode;
+  }
+}
+
 bool Subgraph::CanFold(int node_index) const {
   const Node& node = nodes_[static_cast<size_t>(node_index)];
   bool any_input = false;
@@ -452,6 +472,7 @@ Status Subgraph::AllocateTensors() {
     if (!preserve_all_tensors_) {
       FuseResidualAdds();
       FuseClamps();
+      FuseHardSwishes();
     }
     clamps_fused_ = true;
   }

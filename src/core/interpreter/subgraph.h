@@ -74,6 +74,9 @@ class Subgraph {
   };
   TensorUses ComputeTensorUses() const;
   void FuseClamps();
+  // HARD_SWISH after a kernel that takes it (Kernel::FuseHardSwish); last,
+  // because the kernel applies it after every other fused operation.
+  void FuseHardSwishes();
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;
   static constexpr uint8_t kDelegatedNode = 3;

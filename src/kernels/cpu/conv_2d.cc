@@ -21,6 +21,7 @@
 #include "src/kernels/cpu/internal/narrow_conv.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/internal/vec8f.h"
+#include "src/kernels/cpu/internal/vector_math.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -59,15 +60,31 @@ inline void ZeroFloats(float* dst, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = 0.f;
 }
 
+// x * relu6(x + 3) / 6 in place over `rows` rows of `cols` floats (row stride ldc).
+void HardSwishBlock(float* c, int rows, int cols, size_t ldc) {
+  if (static_cast<size_t>(cols) == ldc) {
+    vmath::Apply<vmath::HardSwish>(c, c, int64_t{rows} * cols);
+    return;
+  }
+  for (int r = 0; r < rows; ++r, c += ldc) vmath::Apply<vmath::HardSwish>(c, c, cols);
+}
+
 class Conv2DKernel final : public Kernel {
  public:
   explicit Conv2DKernel(const Conv2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override;
-  bool FuseClamp(float min, float max) override { return FuseClampInto(&params_.activation, min, max); }
+  bool FuseClamp(float min, float max) override {
+    return !hard_swish_ && FuseClampInto(&params_.activation, min, max);
+  }
+  bool FuseHardSwish() override {
+    hard_swish_ = true;
+    return true;
+  }
   bool FuseResidualAdd(int residual_input_index, float min, float max) override {
     // The clamp must follow the sum: only a convolution without its own activation.
-    if (residual_input_index != kResidualInput || params_.activation != Activation::kNone || fused_residual_) {
+    if (residual_input_index != kResidualInput || params_.activation != Activation::kNone || fused_residual_ ||
+        hard_swish_) {
       return false;
     }
     if ((min != -std::numeric_limits<float>::infinity() || max != std::numeric_limits<float>::infinity()) &&
@@ -120,6 +137,8 @@ class Conv2DKernel final : public Kernel {
   bool narrow_ = false;
   // A fused residual ADD: input kResidualInput, residual_c_ channels per pixel.
   bool fused_residual_ = false;
+  // A fused HARD_SWISH, applied to each finished block while it is in cache.
+  bool hard_swish_ = false;
   int residual_c_ = 0;
   NarrowConvGeometry narrow_geometry_;
 
@@ -371,6 +390,7 @@ void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
     const int row_m0 = t * out_w_;
     if (oy < inner_y_begin_ || oy >= inner_y_end_) {
       GatherAndMultiply(job, row_m0, row_m0 + out_w_, rows);
+      if (hard_swish_) HardSwishBlock(job.output + static_cast<size_t>(row_m0) * out_c_, 1, out_w_ * out_c_, 0);
       continue;
     }
     if (inner_x_begin_ > 0) GatherAndMultiply(job, row_m0, row_m0 + inner_x_begin_, rows);
@@ -381,6 +401,7 @@ void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
     GemmPackedSegmented(inner_x_end_ - inner_x_begin_, out_c_, a, lda, segments, job.packed, EpilogueFor(job, m0, 0),
                         job.output + static_cast<size_t>(m0) * out_c_, static_cast<size_t>(out_c_), 0, out_c_);
     if (inner_x_end_ < out_w_) GatherAndMultiply(job, row_m0 + inner_x_end_, row_m0 + out_w_, rows);
+    if (hard_swish_) HardSwishBlock(job.output + static_cast<size_t>(row_m0) * out_c_, 1, out_w_ * out_c_, 0);
   }
 }
 
@@ -412,6 +433,9 @@ void Conv2DKernel::RunSlot(const EvalJob& job, int slot) const {
       lda = static_cast<size_t>(depth_);
     }
     GemmPacked(m1 - m0, group_out_c_, depth_, a, lda, packed, epilogue, c, static_cast<size_t>(out_c_), n0, n1);
+    if (hard_swish_) {
+      HardSwishBlock(c + n0, m1 - m0, std::min(n1, group_out_c_) - n0, static_cast<size_t>(out_c_));
+    }
   }
 }
 
@@ -429,6 +453,11 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
     ctx.ParallelFor(out_rows, min_rows, [&](int64_t begin, int64_t end) {
       NarrowConvRows(narrow_geometry_, input, filter, bias, act_.min, act_.max, output, static_cast<int>(begin),
                      static_cast<int>(end));
+      if (hard_swish_) {
+        const size_t row_floats = static_cast<size_t>(out_w_) * out_c_;
+        HardSwishBlock(output + static_cast<size_t>(begin) * row_floats, static_cast<int>(end - begin),
+                       static_cast<int>(row_floats), row_floats);
+      }
     });
     return Status::Ok();
   }

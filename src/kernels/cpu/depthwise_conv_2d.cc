@@ -16,6 +16,7 @@
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
+#include "src/kernels/cpu/internal/vector_math.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -112,7 +113,13 @@ class DepthwiseConv2DKernel final : public Kernel {
   explicit DepthwiseConv2DKernel(const DepthwiseConv2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override;
-  bool FuseClamp(float min, float max) override { return FuseClampInto(&params_.activation, min, max); }
+  bool FuseClamp(float min, float max) override {
+    return !hard_swish_ && FuseClampInto(&params_.activation, min, max);
+  }
+  bool FuseHardSwish() override {
+    hard_swish_ = true;
+    return true;
+  }
   Status Eval(KernelContext& ctx) override;
 
  private:
@@ -122,14 +129,23 @@ class DepthwiseConv2DKernel final : public Kernel {
     const float* filter;
     const float* bias;
     float* output;
-  };
+};
   void RunRow(const EvalJob& job, int row) const;
+  // RunRow, then the fused HARD_SWISH while the row is still in L1.
+  void RunRowAndFinish(const EvalJob& job, int row) const {
+    RunRow(job, row);
+    if (hard_swish_) {
+      float* out_row = job.output + static_cast<size_t>(row) * out_w_ * out_c_;
+      vmath::Apply<vmath::HardSwish>(out_row, out_row, int64_t{out_w_} * out_c_);
+    }
+  }
   template <int kTapsH, int kTapsW>
   void RunRowInterior(const EvalJob& job, const float* image, int iy0, float* out_row) const;
   void RunRowInterior3x3(const EvalJob& job, const float* image, int iy0, float* out_row) const;
 
   DepthwiseConv2DParams params_;
   ActivationRange act_{};
+  bool hard_swish_ = false;  // a HARD_SWISH node fused after the clamp
   int batch_ = 0, in_h_ = 0, in_w_ = 0, in_c_ = 0;
   int out_h_ = 0, out_w_ = 0, out_c_ = 0;
   int filter_h_ = 0, filter_w_ = 0, multiplier_ = 1;
@@ -345,7 +361,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   const int64_t row_work = static_cast<int64_t>(out_w_) * out_c_ * filter_h_ * filter_w_;
   const int64_t min_chunk = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, row_work));
   if (ctx.num_threads() <= 1 || rows <= min_chunk) {
-    for (int r = 0; r < rows; ++r) RunRow(job, r);
+    for (int r = 0; r < rows; ++r) RunRowAndFinish(job, r);
     return Status::Ok();
   }
   // Blocks of rows (about four per thread) in SlotTasks: each thread starts
@@ -357,7 +373,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     for (int64_t slot = begin; slot < end; ++slot) {
       for (int t = tasks.Next(static_cast<int>(slot)); t >= 0; t = tasks.Next(static_cast<int>(slot))) {
         const int r1 = std::min(rows, (t + 1) * block);
-        for (int r = t * block; r < r1; ++r) RunRow(job, r);
+        for (int r = t * block; r < r1; ++r) RunRowAndFinish(job, r);
       }
     }
   });

@@ -1,8 +1,10 @@
-// The interpreter's residual fusion: CONV_2D -> ADD(other) [-> RELU] runs as
-// one kernel that adds the other operand before its clamp, and a PAD that
-// only appends zero channels to that operand is skipped too. Every case is
-// compared with the same model run unfused (SetPreserveAllTensors), which
-// must give the same bits: the fused kernel does the same float operations.
+// The interpreter's kernel fusions. Residual: CONV_2D -> ADD(other) [-> RELU]
+// runs as one kernel that adds the other operand before its clamp, and a PAD
+// that only appends zero channels to that operand is skipped too. HARD_SWISH:
+// CONV_2D or DEPTHWISE_CONV_2D [+ clamp] -> HARD_SWISH runs as one kernel.
+// Every case is compared with the same model run unfused
+// (SetPreserveAllTensors), which must give the same bits: the fused kernel
+// does the same float operations.
 #include <cmath>
 #include <random>
 #include <vector>
@@ -87,13 +89,13 @@ Built Build(const Spec& s) {
   return b;
 }
 
-struct Run {
+struct RunResult {
   std::vector<float> out;
   std::vector<bool> fused;
 };
 
-Run Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, int batch = 1) {
-  Run r;
+RunResult Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, int batch = 1) {
+  RunResult r;
   auto model = Model::FromBuffer(bytes.data(), bytes.size());
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   if (!model.ok()) return r;
@@ -125,12 +127,12 @@ Run Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, int ba
 // Runs fused (threads 1 and 2) and unfused; returns the fused run's flags.
 std::vector<bool> ExpectSameAsUnfused(const Spec& s, int batch = 1) {
   const Built b = Build(s);
-  const Run plain = Invoke(b.bytes, /*preserve=*/true, 1, batch);
+  const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1, batch);
   for (bool f : plain.fused) EXPECT_FALSE(f);
   std::vector<bool> fused;
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    const Run run = Invoke(b.bytes, /*preserve=*/false, threads, batch);
+    const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads, batch);
     EXPECT_EQ(run.out, plain.out);
     fused = run.fused;
   }
@@ -227,6 +229,124 @@ TEST(ResidualFusion, NotFusedWhenTheOperandComesLaterOrTheConvClamps) {
     s.conv_act = Activation::kRelu;
     const Built b = Build(s);
     EXPECT_FALSE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
+  }
+}
+
+// HARD_SWISH after a convolution: every CONV_2D path (1x1 read in place,
+// 3x3 gathered, 3x3 read in place row by row, columns split between
+// threads, at most four output channels) and DEPTHWISE_CONV_2D.
+struct SwishSpec {
+  int h = 12, w = 15, cin = 5, cout = 8;
+  int kernel = 3;
+  bool depthwise = false;
+  Activation conv_act = Activation::kNone;
+  bool relu_after = false;      // a RELU after the HARD_SWISH (must stay its own node)
+  bool second_reader = false;   // the convolution's output is also a graph output
+};
+
+struct SwishBuilt {
+  std::vector<uint8_t> bytes;
+  int conv = -1, swish = -1, relu = -1;
+};
+
+SwishBuilt BuildSwish(const SwishSpec& s) {
+  ModelWriter m;
+  SwishBuilt b;
+  const int x = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cin}, "x");
+  const int cout = s.depthwise ? s.cin : s.cout;
+  const int conv_out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "conv");
+  const int bias = m.AddConstantOf<float>({cout}, "bias", Random(static_cast<size_t>(cout), 2));
+  if (s.depthwise) {
+    const int filter = m.AddConstantOf<float>({1, s.kernel, s.kernel, cout}, "filter",
+                                              Random(static_cast<size_t>(s.kernel) * s.kernel * cout, 1));
+    writer::DepthwiseConv2DOptions o;
+    o.activation = s.conv_act;
+    b.conv = m.AddOp(BuiltinOp::kDepthwiseConv2D, {x, filter, bias}, {conv_out}, o);
+  } else {
+    const int filter = m.AddConstantOf<float>({cout, s.kernel, s.kernel, s.cin}, "filter",
+                                              Random(static_cast<size_t>(cout) * s.kernel * s.kernel * s.cin, 1));
+    writer::Conv2DOptions o;
+    o.activation = s.conv_act;
+    b.conv = m.AddOp(BuiltinOp::kConv2D, {x, filter, bias}, {conv_out}, o);
+  }
+  int out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "swish");
+  b.swish = m.AddOp(BuiltinOp::kHardSwish, {conv_out}, {out});
+  if (s.relu_after) {
+    const int relu = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "relu");
+    b.relu = m.AddOp(BuiltinOp::kRelu, {out}, {relu});
+    out = relu;
+  }
+  m.SetInputs({x});
+  m.SetOutputs(s.second_reader ? std::vector<int>{out, conv_out} : std::vector<int>{out});
+  auto bytes = m.Finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  if (bytes.ok()) b.bytes = std::move(*bytes);
+  return b;
+}
+
+TEST(HardSwishFusion, EveryConvolutionPathMatchesTheUnfusedGraph) {
+  struct Case {
+    const char* what;
+    SwishSpec spec;
+  };
+  std::vector<Case> cases;
+  SwishSpec s;
+  s.kernel = 1;
+  cases.push_back({"1x1", s});
+  s.kernel = 3;
+  cases.push_back({"3x3 rows in place", s});
+  s.h = 6;
+  s.w = 7;
+  cases.push_back({"3x3 gathered", s});
+  s = SwishSpec{};
+  s.cin = 24;
+  s.cout = 200;  // few rows, many columns: the columns are split between threads
+  s.h = s.w = 3;
+  cases.push_back({"3x3 column tasks", s});
+  s = SwishSpec{};
+  s.cout = 3;
+  cases.push_back({"three output channels", s});
+  s = SwishSpec{};
+  s.conv_act = Activation::kRelu6;
+  cases.push_back({"after the convolution's RELU6", s});
+  s = SwishSpec{};
+  s.depthwise = true;
+  s.cin = 16;
+  cases.push_back({"depthwise 3x3", s});
+  s.kernel = 5;
+  s.cin = 13;
+  cases.push_back({"depthwise 5x5, 13 channels", s});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const SwishBuilt b = BuildSwish(c.spec);
+    const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads);
+      EXPECT_EQ(run.out, plain.out);
+      ASSERT_EQ(run.fused.size(), plain.fused.size());
+      EXPECT_TRUE(run.fused[static_cast<size_t>(b.swish)]);
+    }
+  }
+}
+
+TEST(HardSwishFusion, AClampAfterItStaysItsOwnNodeAndASecondReaderBlocksIt) {
+  {
+    SwishSpec s;
+    s.relu_after = true;
+    const SwishBuilt b = BuildSwish(s);
+    const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1);
+    const RunResult run = Invoke(b.bytes, /*preserve=*/false, 2);
+    EXPECT_EQ(run.out, plain.out);
+    EXPECT_TRUE(run.fused[static_cast<size_t>(b.swish)]);
+    EXPECT_FALSE(run.fused[static_cast<size_t>(b.relu)]);
+  }
+  {
+    SwishSpec s;
+    s.second_reader = true;
+    const SwishBuilt b = BuildSwish(s);
+    const RunResult run = Invoke(b.bytes, /*preserve=*/false, 2);
+    EXPECT_FALSE(run.fused[static_cast<size_t>(b.swish)]);
   }
 }
 
