@@ -16,6 +16,7 @@
 
 #include "src/core/ops/options.h"
 #include "src/kernels/cpu/internal/resize.h"
+#include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -105,6 +106,10 @@ class ResizeBilinearKernel final : public Kernel {
           }
           continue;
         }
+        if (channels % 8 == 0) {
+          RowOfVectors(top, bottom, dy, channels, out_w, o);
+          continue;
+        }
         for (int64_t ox = 0; ox < out_w; ++ox, o += channels) {
           const size_t x = static_cast<size_t>(ox);
           const float dx = cols_.weight[x];
@@ -124,6 +129,27 @@ class ResizeBilinearKernel final : public Kernel {
   }
 
  private:
+  // One output row when the channels are whole vectors: the same sum, term
+  // by term, as the scalar loop, eight channels at a time.
+  void RowOfVectors(const float* top, const float* bottom, float dy, int64_t channels, int64_t out_w,
+                    float* o) const {
+    const int32_t* lower = cols_.lower.data();
+    const int32_t* upper = cols_.upper.data();
+    const float* weight = cols_.weight.data();
+    for (int64_t ox = 0; ox < out_w; ++ox, o += channels) {
+      const float dx = weight[ox];
+      const v8f w00 = Splat8((1.f - dy) * (1.f - dx)), w01 = Splat8((1.f - dy) * dx);
+      const v8f w10 = Splat8(dy * (1.f - dx)), w11 = Splat8(dy * dx);
+      const float* p00 = top + lower[ox] * channels;
+      const float* p01 = top + upper[ox] * channels;
+      const float* p10 = bottom + lower[ox] * channels;
+      const float* p11 = bottom + upper[ox] * channels;
+      for (int64_t c = 0; c < channels; c += 8) {
+        Store8(o + c, Load8(p00 + c) * w00 + Load8(p10 + c) * w10 + Load8(p01 + c) * w01 + Load8(p11 + c) * w11);
+      }
+    }
+  }
+
   bool align_corners_;
   bool half_pixel_;
   Taps rows_, cols_;
