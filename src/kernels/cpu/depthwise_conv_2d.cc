@@ -129,7 +129,7 @@ class DepthwiseConv2DKernel final : public Kernel {
     const float* filter;
     const float* bias;
     float* output;
-};
+  };
   void RunRow(const EvalJob& job, int row) const;
   // RunRow, then the fused HARD_SWISH while the row is still in L1.
   void RunRowAndFinish(const EvalJob& job, int row) const {
@@ -141,6 +141,10 @@ class DepthwiseConv2DKernel final : public Kernel {
   }
   template <int kTapsH, int kTapsW>
   void RunRowInterior(const EvalJob& job, const float* image, int iy0, float* out_row) const;
+  // K x K windows (K > 3) four pixels at a time: each weight vector loaded
+  // serves four pixels instead of one, which halves the loads per FMA.
+  template <int K>
+  void RunRowInteriorFourPixels(const EvalJob& job, const float* image, int iy0, float* out_row) const;
   void RunRowInterior3x3(const EvalJob& job, const float* image, int iy0, float* out_row) const;
 
   DepthwiseConv2DParams params_;
@@ -289,6 +293,67 @@ void DepthwiseConv2DKernel::RunRowInterior3x3(const EvalJob& job, const float* i
   }
 }
 
+// Four pixels (pixel_step apart) times kVectors * 8 channels of a K x K
+// window, accumulated tap by tap in DepthwisePixel's order (same results).
+template <int K, int kVectors>
+inline void FourPixelBlock(const float* x, size_t pixel_step, const Strides& st, const float* w, const float* bias,
+                           float* out, size_t out_step, v8f vlo, v8f vhi) {
+  v8f acc[4][kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    const v8f b = Load8(bias + 8 * v);
+    for (int p = 0; p < 4; ++p) acc[p][v] = b;
+  }
+  for (int ky = 0; ky < K; ++ky) {
+    for (int kx = 0; kx < K; ++kx) {
+      const float* wt = w + ky * st.filter_row + kx * st.filter_col;
+      const float* xt = x + ky * st.input_tap_row + kx * st.input_tap_col;
+      v8f wv[kVectors];
+      for (int v = 0; v < kVectors; ++v) wv[v] = Load8(wt + 8 * v);
+      for (int p = 0; p < 4; ++p) {
+        for (int v = 0; v < kVectors; ++v) acc[p][v] += Load8(xt + p * pixel_step + 8 * v) * wv[v];
+      }
+    }
+  }
+  for (int p = 0; p < 4; ++p) {
+    for (int v = 0; v < kVectors; ++v) Store8(out + p * out_step + 8 * v, Clamp8(acc[p][v], vlo, vhi));
+  }
+}
+
+template <int K>
+void DepthwiseConv2DKernel::RunRowInteriorFourPixels(const EvalJob& job, const float* image, int iy0,
+                                                     float* out_row) const {
+  const size_t channels = static_cast<size_t>(in_c_);
+  const size_t pixel_step = static_cast<size_t>(params_.stride_w) * channels;
+  const float* row_start = image + static_cast<size_t>(iy0) * in_w_ * channels;
+  const v8f vlo = Splat8(act_.min), vhi = Splat8(act_.max);
+  const int vector_channels = in_c_ / 8 * 8;
+  int ox = interior_begin_;
+  for (; ox + 4 <= interior_end_; ox += 4) {
+    const float* x = row_start + static_cast<size_t>(ox * params_.stride_w - pad_left_) * channels;
+    float* out = out_row + static_cast<size_t>(ox) * channels;
+    int c = 0;
+    for (; c + 16 <= vector_channels; c += 16) {
+      FourPixelBlock<K, 2>(x + c, pixel_step, strides_, job.filter + c, job.bias + c, out + c, channels, vlo, vhi);
+    }
+    for (; c < vector_channels; c += 8) {
+      FourPixelBlock<K, 1>(x + c, pixel_step, strides_, job.filter + c, job.bias + c, out + c, channels, vlo, vhi);
+    }
+    if (c < in_c_) {
+      Window win{nullptr, job.filter + c, K, K};
+      for (int p = 0; p < 4; ++p) {
+        win.input = x + p * pixel_step + c;
+        DepthwisePixel<K, K>(win, strides_, job.bias + c, out + p * channels + c, in_c_ - c, act_.min, act_.max);
+      }
+    }
+  }
+  Window win{nullptr, job.filter, K, K};
+  for (; ox < interior_end_; ++ox) {
+    win.input = row_start + static_cast<size_t>(ox * params_.stride_w - pad_left_) * channels;
+    DepthwisePixel<K, K>(win, strides_, job.bias, out_row + static_cast<size_t>(ox) * channels, in_c_, act_.min,
+                         act_.max);
+  }
+}
+
 template <int kTapsH, int kTapsW>
 void DepthwiseConv2DKernel::RunRowInterior(const EvalJob& job, const float* image, int iy0, float* out_row) const {
   const int sw = params_.stride_w;
@@ -345,7 +410,7 @@ void DepthwiseConv2DKernel::RunRow(const EvalJob& job, int row) const {
   if (filter_h_ == 3 && filter_w_ == 3) {
     RunRowInterior3x3(job, image, iy0, out_row);
   } else if (filter_h_ == 5 && filter_w_ == 5) {
-    RunRowInterior<5, 5>(job, image, iy0, out_row);
+    RunRowInteriorFourPixels<5>(job, image, iy0, out_row);
   } else {
     RunRowInterior<0, 0>(job, image, iy0, out_row);
   }
