@@ -102,15 +102,17 @@ class Kernel {
     return false;
   }
 
-  // Offered once, before FuseClamp and the first Prepare, when the only
-  // consumer of this node's single float output is an ADD whose other operand
-  // R is ready before this node runs and has the output's shape, or fewer
-  // innermost channels (R then was channel-padded with zeros by a PAD that
-  // the interpreter skips). Return true to compute clamp(out + R, min, max)
-  // here: the interpreter appends R to the node's inputs (after an absent
-  // slot for every optional input the node omitted, up to
-  // `residual_input_index`) and skips the ADD. The residual-block pattern of
-  // mobile CNNs, one pass over memory instead of two or three.
+  // Offered once, after a first round of FuseClamp (a clamp node right
+  // after this one is then already part of it) and before the first Prepare,
+  // when the only consumer of this node's single float output is an ADD
+  // whose other operand R is ready before this node runs and has the
+  // output's shape, or fewer innermost channels (R then was channel-padded
+  // with zeros by a PAD that the interpreter skips). Return true to compute
+  // clamp(out + R, min, max) here: the interpreter appends R to the node's
+  // inputs (after an absent slot for every optional input the node omitted,
+  // up to `residual_input_index`) and skips the ADD. A later FuseClamp then
+  // concerns the sum. The residual-block pattern of mobile CNNs, one pass
+  // over memory instead of two or three.
   virtual bool FuseResidualAdd(int residual_input_index, float min, float max) {
     (void)residual_input_index;
     (void)min;

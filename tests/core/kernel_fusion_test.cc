@@ -232,6 +232,109 @@ TEST(ResidualFusion, NotFusedWhenTheOperandComesLaterOrTheConvClamps) {
   }
 }
 
+// DEPTHWISE_CONV_2D -> ADD(R): MobileNet v3 / MediaPipe blocks add the
+// depthwise input back after the depthwise's own RELU. The row is finished
+// first, so the depthwise may keep its activation; the ADD's clamp (or a
+// RELU after it) applies to the sum.
+struct DepthwiseAddSpec {
+  int h = 12, w = 15, c = 16, kernel = 3, multiplier = 1;
+  Activation dw_act = Activation::kRelu;
+  Activation add_act = Activation::kNone;
+  bool relu_after = false;
+  bool operand_is_input = true;  // R = the depthwise's input; else RELU6 of it, computed before
+};
+
+struct DepthwiseAddBuilt {
+  std::vector<uint8_t> bytes;
+  int dw = -1, add = -1, pad = -1, relu = -1;
+};
+
+DepthwiseAddBuilt BuildDepthwiseAdd(const DepthwiseAddSpec& s) {
+  ModelWriter m;
+  DepthwiseAddBuilt b;
+  const int cout = s.c * s.multiplier;
+  const int x = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.c}, "x");
+  int other = x;
+  if (!s.operand_is_input) {
+    other = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.c}, "relu6");
+    m.AddOp(BuiltinOp::kRelu6, {x}, {other});
+  }
+  if (s.multiplier != 1) {  // R channel-padded from c to c * multiplier
+    const int paddings = m.AddConstantOf<int32_t>({4, 2}, "paddings", {0, 0, 0, 0, 0, 0, 0, cout - s.c});
+    const int padded = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "padded");
+    b.pad = m.AddOp(BuiltinOp::kPad, {other, paddings}, {padded});
+    other = padded;
+  }
+  const int filter = m.AddConstantOf<float>({1, s.kernel, s.kernel, cout}, "filter",
+                                            Random(static_cast<size_t>(s.kernel) * s.kernel * cout, 1));
+  const int bias = m.AddConstantOf<float>({cout}, "bias", Random(static_cast<size_t>(cout), 2));
+  const int d = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "dw");
+  writer::DepthwiseConv2DOptions o;
+  o.activation = s.dw_act;
+  o.depth_multiplier = s.multiplier;
+  b.dw = m.AddOp(BuiltinOp::kDepthwiseConv2D, {x, filter, bias}, {d}, o);
+  const int sum = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "sum");
+  writer::ArithmeticOptions add_options;
+  add_options.activation = s.add_act;
+  b.add = m.AddOp(BuiltinOp::kAdd, {other, d}, {sum}, add_options);
+  int out = sum;
+  if (s.relu_after) {
+    out = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, cout}, "out");
+    b.relu = m.AddOp(BuiltinOp::kRelu, {sum}, {out});
+  }
+  m.SetInputs({x});
+  m.SetOutputs({out});
+  auto bytes = m.Finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  if (bytes.ok()) b.bytes = std::move(*bytes);
+  return b;
+}
+
+TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
+  struct Case {
+    const char* what;
+    DepthwiseAddSpec spec;
+  };
+  std::vector<Case> cases;
+  DepthwiseAddSpec s;
+  cases.push_back({"depthwise+RELU, ADD of its input", s});
+  s.dw_act = Activation::kNone;
+  s.add_act = Activation::kRelu6;
+  s.operand_is_input = false;
+  cases.push_back({"ADD with RELU6, operand computed before", s});
+  s = DepthwiseAddSpec{};
+  s.relu_after = true;
+  s.c = 13;
+  cases.push_back({"RELU after the ADD, 13 channels", s});
+  s = DepthwiseAddSpec{};
+  s.kernel = 5;
+  s.h = 20;
+  s.w = 23;
+  cases.push_back({"5x5", s});
+  s = DepthwiseAddSpec{};
+  s.c = 4;
+  s.multiplier = 2;
+  cases.push_back({"multiplier 2, operand channel-padded", s});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const DepthwiseAddBuilt b = BuildDepthwiseAdd(c.spec);
+    const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads);
+      EXPECT_EQ(run.out, plain.out);
+      ASSERT_EQ(run.fused.size(), plain.fused.size());
+      EXPECT_TRUE(run.fused[static_cast<size_t>(b.add)]);
+      if (b.pad >= 0) {
+        EXPECT_TRUE(run.fused[static_cast<size_t>(b.pad)]);
+      }
+      if (b.relu >= 0) {
+        EXPECT_TRUE(run.fused[static_cast<size_t>(b.relu)]);
+      }
+    }
+  }
+}
+
 // HARD_SWISH after a convolution: every CONV_2D path (1x1 read in place,
 // 3x3 gathered, 3x3 read in place row by row, columns split between
 // threads, at most four output channels) and DEPTHWISE_CONV_2D.

@@ -17,6 +17,8 @@
 namespace relite {
 namespace {
 
+constexpr ActivationRange kNoClamp{-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+
 std::shared_ptr<uint8_t> AllocateAligned(size_t bytes) {
   const size_t padded = std::max<size_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
   auto* p = static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, padded));
@@ -149,6 +151,7 @@ Status Subgraph::ReadNodes(const OpResolver& resolver) {
   nodes_.resize(n);
   kernels_.resize(n);
   folded_.assign(n, 0);
+  fused_clamp_.assign(n, kNoClamp);
   scratch_bytes_.assign(n, 0);
   scratch_ptr_.assign(n, nullptr);
   model_node_count_ = n;
@@ -292,7 +295,11 @@ void Subgraph::FuseResidualAdds() {
     if (!is_float(add.outputs[0]) || sum.is_variable || sum.rank() != 4) continue;
     const StatusOr<Activation> act = ParseFusedActivation(add);
     if (!act.ok() || !IsClampActivation(*act)) continue;
-    const ActivationRange range = GetActivationRange(*act);
+    // Its own activation, then a RELU that FuseClamps gave its kernel.
+    const ActivationRange own = GetActivationRange(*act);
+    const ActivationRange taken = fused_clamp_[static_cast<size_t>(index)];
+    const ActivationRange range{std::max(own.min, taken.min), std::min(own.max, taken.max)};
+    if (range.min > range.max) continue;
     for (int k = 0; k < 2; ++k) {
       const int a = add.inputs[static_cast<size_t>(k)], b = add.inputs[static_cast<size_t>(1 - k)];
       const int w = writer[static_cast<size_t>(a)];
@@ -364,6 +371,9 @@ void Subgraph::FuseClamps() {
     if (writer[mid] < 0 || readers[mid] != 1) continue;
     Node& producer = nodes_[static_cast<size_t>(writer[mid])];
     if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseClamp(lo, hi)) continue;
+    // The node's options no longer tell its whole activation (FuseResidualAdds reads this).
+    ActivationRange& taken = fused_clamp_[static_cast<size_t>(producer.index)];
+    taken = {std::max(taken.min, lo), std::min(taken.max, hi)};
     // The producer now writes the clamp's output; the tensor between them is unused.
     producer.outputs[0] = clamp.outputs[0];
     writer[static_cast<size_t>(clamp.outputs[0])] = producer.index;
@@ -470,6 +480,7 @@ Status Subgraph::AllocateTensors() {
     // After delegation (delegates see the unfused graph), once: a kernel is
     // offered the fusion before its first Prepare.
     if (!preserve_all_tensors_) {
+      FuseClamps();
       FuseResidualAdds();
       FuseClamps();
       FuseHardSwishes();
@@ -806,6 +817,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
     nodes_.push_back(std::move(new_nodes[k]));
     kernels_.push_back(std::move(new_kernels[k]));
     folded_.push_back(0);
+    fused_clamp_.push_back(kNoClamp);
     scratch_bytes_.push_back(0);
     scratch_ptr_.push_back(nullptr);
   }

@@ -12,6 +12,7 @@
 #include "relite/model.h"
 #include "relite/op_resolver.h"
 #include "relite/tensor.h"
+#include "src/core/ops/params.h"
 
 namespace relite {
 
@@ -64,8 +65,9 @@ class Subgraph {
   Status ResetVariableTensors();
   Status PlanMemory();
   // Residual ADDs (and the channel PADs feeding them) into the producing
-  // kernel (Kernel::FuseResidualAdd); before FuseClamps, which may then add
-  // a following RELU to the same kernel.
+  // kernel (Kernel::FuseResidualAdd). Between two FuseClamps passes: the
+  // first gives a producer its own RELU (a depthwise + RELU then takes the
+  // ADD), the second adds a RELU after the ADD to the same kernel.
   void FuseResidualAdds();
   // Per tensor: the node writing it (-1: none) and how many nodes (and graph
   // outputs) read it, over the nodes of the plan that still run.
@@ -95,6 +97,8 @@ class Subgraph {
   std::vector<uint8_t> folded_;  // per node: 0 runs; kFoldedNode, kFusedNode, kDelegatedNode are skipped
   std::vector<int> execution_plan_;
   size_t model_node_count_ = 0;  // nodes_[0, model_node_count_) are the model's; partition nodes follow
+  // Per node: the clamp FuseClamps fused into its kernel ([-inf, inf]: none).
+  std::vector<ActivationRange> fused_clamp_;
   bool clamps_fused_ = false;  // FuseClamps ran (first AllocateTensors)
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
   std::vector<size_t> scratch_bytes_;   // per node
