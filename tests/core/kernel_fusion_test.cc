@@ -113,9 +113,10 @@ RunResult Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, 
   const Status alloc = it.AllocateTensors();
   EXPECT_TRUE(alloc.ok()) << alloc.ToString();
   if (!alloc.ok()) return r;
-  Tensor* in = it.input_tensor(0);
-  const std::vector<float> x = Random(static_cast<size_t>(in->num_elements()), 3);
-  std::copy(x.begin(), x.end(), it.typed_input<float>(0));
+  for (int i = 0; i < it.num_inputs(); ++i) {
+    const std::vector<float> x = Random(static_cast<size_t>(it.input_tensor(i)->num_elements()), 3 + i);
+    std::copy(x.begin(), x.end(), it.typed_input<float>(i));
+  }
   const Status inv = it.Invoke();
   EXPECT_TRUE(inv.ok()) << inv.ToString();
   const Tensor* out = it.output_tensor(0);
@@ -330,6 +331,50 @@ TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
       }
       if (b.relu >= 0) {
         EXPECT_TRUE(run.fused[static_cast<size_t>(b.relu)]);
+      }
+    }
+  }
+}
+
+// RESIZE_BILINEAR -> ADD(R): the skip connections of decoders (MediaPipe
+// pose's heatmap head). Every channel path of the resize: fewer than 8, a
+// multiple of 8, and neither.
+TEST(ResidualFusion, ResizeAddMatchesTheUnfusedGraph) {
+  for (int c : {3, 8, 12}) {
+    for (bool relu_after : {false, true}) {
+      SCOPED_TRACE("channels " + std::to_string(c) + (relu_after ? " with a RELU after" : ""));
+      ModelWriter m;
+      const int x = m.AddTensor(DataType::kFloat32, {1, 7, 9, c}, "x");
+      const int skip = m.AddTensor(DataType::kFloat32, {1, 14, 18, c}, "skip");
+      const int skip_relu6 = m.AddTensor(DataType::kFloat32, {1, 14, 18, c}, "skip_relu6");
+      m.AddOp(BuiltinOp::kRelu6, {skip}, {skip_relu6});
+      const int size = m.AddConstantOf<int32_t>({2}, "size", {14, 18});
+      const int up = m.AddTensor(DataType::kFloat32, {1, 14, 18, c}, "up");
+      writer::ResizeBilinearOptions ro;
+      ro.half_pixel_centers = true;
+      m.AddOp(BuiltinOp::kResizeBilinear, {x, size}, {up}, ro);
+      const int sum = m.AddTensor(DataType::kFloat32, {1, 14, 18, c}, "sum");
+      writer::ArithmeticOptions ao;
+      ao.activation = relu_after ? Activation::kNone : Activation::kRelu6;
+      const int add = m.AddOp(BuiltinOp::kAdd, {up, skip_relu6}, {sum}, ao);
+      int out = sum, relu = -1;
+      if (relu_after) {
+        out = m.AddTensor(DataType::kFloat32, {1, 14, 18, c}, "out");
+        relu = m.AddOp(BuiltinOp::kRelu, {sum}, {out});
+      }
+      m.SetInputs({x, skip});
+      m.SetOutputs({out});
+      auto bytes = m.Finish();
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      const RunResult plain = Invoke(*bytes, /*preserve=*/true, 1);
+      for (int threads : {1, 2}) {
+        const RunResult run = Invoke(*bytes, /*preserve=*/false, threads);
+        EXPECT_EQ(run.out, plain.out);
+        ASSERT_EQ(run.fused.size(), plain.fused.size());
+        EXPECT_TRUE(run.fused[static_cast<size_t>(add)]);
+        if (relu >= 0) {
+          EXPECT_TRUE(run.fused[static_cast<size_t>(relu)]);
+        }
       }
     }
   }

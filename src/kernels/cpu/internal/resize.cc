@@ -4,9 +4,12 @@
 
 namespace relite::cpu {
 
-Status PrepareResize(KernelContext& ctx, int32_t* out_h, int32_t* out_w) {
-  if (ctx.num_inputs() != 2 || !ctx.has_input(0) || !ctx.has_input(1)) {
-    return ctx.Error("expects 2 inputs (input, size), got " + std::to_string(ctx.num_inputs()));
+Status PrepareResize(KernelContext& ctx, int32_t* out_h, int32_t* out_w, int fused_inputs) {
+  if (ctx.num_inputs() != 2 + fused_inputs || !ctx.has_input(0) || !ctx.has_input(1)) {
+    return ctx.Error("expects 2 inputs (input, size), got " + std::to_string(ctx.num_inputs() - fused_inputs));
+  }
+  for (int i = 2; i < 2 + fused_inputs; ++i) {
+    if (!ctx.has_input(i)) return InternalError(ctx.node().Describe() + ": fused ADD operand is missing");
   }
   if (ctx.num_outputs() != 1) return ctx.Error("expects 1 output, got " + std::to_string(ctx.num_outputs()));
   const Tensor& input = ctx.input(0);

@@ -9,8 +9,9 @@ namespace relite::cpu {
 
 // Checks the inputs (4-D input, constant int32 size tensor of 2 positive
 // values), that the output type equals the input type, and sets the output
-// shape [batch, new_height, new_width, channels].
-Status PrepareResize(KernelContext& ctx, int32_t* out_h, int32_t* out_w);
+// shape [batch, new_height, new_width, channels]. `fused_inputs` operands of
+// fused nodes (a residual ADD) follow the two inputs.
+Status PrepareResize(KernelContext& ctx, int32_t* out_h, int32_t* out_w, int fused_inputs = 0);
 
 // Source step per output step along one axis (TFLite's rule).
 inline float ResizeScale(int32_t in_size, int32_t out_size, bool align_corners) {
