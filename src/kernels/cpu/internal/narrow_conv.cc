@@ -58,6 +58,24 @@ struct DotTile {
   }
 
   inline void Store(const float* bias, float lo, float hi, float* out) const {
+#if defined(__AVX__)
+    if constexpr (N == 1 && P == 8) {
+      // Eight pixels' sums in one vector (a transposing reduction), then one
+      // bias add, clamp and store, instead of eight horizontal sums.
+      auto hadd = [](v8f a, v8f b) {
+        return reinterpret_cast<v8f>(_mm256_hadd_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b)));
+      };
+      const v8f q0 = hadd(hadd(vec[0][0], vec[1][0]), hadd(vec[2][0], vec[3][0]));
+      const v8f q1 = hadd(hadd(vec[4][0], vec[5][0]), hadd(vec[6][0], vec[7][0]));
+      const __m256 a = reinterpret_cast<__m256>(q0), b = reinterpret_cast<__m256>(q1);
+      v8f sums = reinterpret_cast<v8f>(_mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20),
+                                                     _mm256_permute2f128_ps(a, b, 0x31)));
+      sums += v8f{tail[0][0], tail[1][0], tail[2][0], tail[3][0], tail[4][0], tail[5][0], tail[6][0], tail[7][0]};
+      if (bias != nullptr) sums += Splat8(bias[0]);
+      Store8(out, Clamp8(sums, Splat8(lo), Splat8(hi)));
+      return;
+    }
+#endif
     for (int p = 0; p < P; ++p) {
       for (int j = 0; j < N; ++j) {
         float v = HorizontalSum(vec[p][j]) + tail[p][j] + (bias != nullptr ? bias[j] : 0.f);
