@@ -269,8 +269,8 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
   partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
   slot_floats_ = direct_ ? 0 : static_cast<size_t>(partition_.rows_per_task) * depth_;
 
-  // Row tasks need enough rows to share; a window that is never inside (a
-  // filter larger than the padded-free image) gains nothing either.
+  // Worth it when the rows are enough tasks to share and a tile's worth of
+  // windows per row lies inside the unpadded image.
   const int sh = params_.stride_h, sw = params_.stride_w;
   inner_x_begin_ = std::min(out_w_, CeilDiv(pad_left_, sw));
   inner_x_end_ = in_w_ + pad_left_ >= filter_w_ ? std::min(out_w_, (in_w_ + pad_left_ - filter_w_) / sw + 1) : 0;
