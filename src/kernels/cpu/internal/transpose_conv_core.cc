@@ -57,6 +57,10 @@ class TransposeConvKernel final : public Kernel {
   int filter_h_ = 0, filter_w_ = 0;
   int pad_top_ = 0, pad_left_ = 0;
   int columns_ = 0;  // KH * KW * Cout
+  // Row stride of the column buffer: columns_ rounded up to whole 8-float
+  // panels, so the GEMM stores whole panels (the padding columns have zero
+  // weights and bias) instead of going through its partial-panel copy.
+  int column_stride_ = 0;
   bool disjoint_ = false;  // stride == filter size: one contribution per output pixel at most
   int bands_ = 1;    // output row bands per image
   int slots_ = 1;
@@ -142,10 +146,11 @@ Status TransposeConvKernel::Prepare(KernelContext& ctx) {
   const int64_t columns = int64_t{filter_h_} * filter_w_ * out_c_;
   if (columns > INT32_MAX) return ctx.Unsupported("weights too large for 32-bit indexing");
   columns_ = static_cast<int>(columns);
+  column_stride_ = (columns_ + 7) / 8 * 8;
 
   slots_ = std::max(1, ctx.num_threads());
   bands_ = slots_ == 1 ? 1 : std::clamp(CeilDiv(2 * slots_, std::max(batch_, 1)), 1, std::max(out_h_, 1));
-  slot_bytes_ = static_cast<size_t>(in_w_) * columns_ * sizeof(float) + 64;
+  slot_bytes_ = static_cast<size_t>(in_w_) * column_stride_ * sizeof(float) + 64;
   disjoint_ = params_.stride_h == filter_h_ && params_.stride_w == filter_w_;
 
   const size_t packed_floats = PackedWeightsSize(columns_, in_c_);
@@ -169,7 +174,7 @@ Status TransposeConvKernel::Prepare(KernelContext& ctx) {
     reordered_.resize(static_cast<size_t>(columns_) * in_c_);
   }
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_ + 64 +
-                     (disjoint_ ? static_cast<size_t>(columns_) * sizeof(float) + 64 : 0));
+                     (disjoint_ ? static_cast<size_t>(column_stride_) * sizeof(float) + 64 : 0));
   return Status::Ok();
 }
 
@@ -254,13 +259,14 @@ void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, f
     if (ky_lo >= ky_hi) continue;
     // Only the filter rows reaching this band; the GEMM wants panel-aligned column starts.
     const int col_begin = static_cast<int>(ky_lo * tap_row_cols) / kGemmPanelWidth * kGemmPanelWidth;
-    const int col_end = static_cast<int>(ky_hi * tap_row_cols);
+    // All filter rows: the whole padded width (whole panels).
+    const int col_end = ky_hi == filter_h_ ? column_stride_ : static_cast<int>(ky_hi * tap_row_cols);
     const float* in_row = job.input + (static_cast<size_t>(b) * in_h_ + iy) * in_w_ * in_c_;
-    GemmPacked(in_w_, columns_, in_c_, in_row, static_cast<size_t>(in_c_), packed_.data(), epilogue, columns,
-               static_cast<size_t>(columns_), col_begin, col_end);
+    GemmPacked(in_w_, column_stride_, in_c_, in_row, static_cast<size_t>(in_c_), packed_.data(), epilogue, columns,
+               static_cast<size_t>(column_stride_), col_begin, col_end);
     for (int ky = ky_lo; ky < ky_hi; ++ky) {
       float* out_row = image + static_cast<size_t>(oy_base + ky) * out_row_floats;
-      if (covered && CopyTapRows(columns + ky * tap_row_cols, static_cast<size_t>(columns_), out_row, tap_row_cols,
+      if (covered && CopyTapRows(columns + ky * tap_row_cols, static_cast<size_t>(column_stride_), out_row, tap_row_cols,
                                  in_w_)) {
         continue;
       }
@@ -269,7 +275,7 @@ void TransposeConvKernel::RunBand(const EvalJob& job, int b, int oy0, int oy1, f
         const int kx_lo = std::max(0, -ox_base);
         const int kx_hi = std::min(filter_w_, out_w_ - ox_base);
         if (kx_lo >= kx_hi) continue;
-        const float* src = columns + static_cast<size_t>(ix) * columns_ + ky * tap_row_cols + kx_lo * cout;
+        const float* src = columns + static_cast<size_t>(ix) * column_stride_ + ky * tap_row_cols + kx_lo * cout;
         float* dst = out_row + static_cast<size_t>(ox_base + kx_lo) * cout;
         // Taps kx_lo..kx_hi-1 of a filter row land on consecutive output pixels
         // whatever the stride, so the row's contributions are one contiguous run.
@@ -314,6 +320,7 @@ Status TransposeConvKernel::Eval(KernelContext& ctx) {
   if (disjoint_ && bias != nullptr) {
     column_bias = AlignFloats64(scratch + static_cast<size_t>(slots_) * slot_bytes_);
     for (int i = 0; i < columns_; ++i) column_bias[i] = bias[i % out_c_];
+    for (int i = columns_; i < column_stride_; ++i) column_bias[i] = 0.f;
   }
   const EvalJob job{this,
                     ctx.input(layout_.input).data_as<float>(),
