@@ -133,6 +133,10 @@ TEST(AveragePool2DTest, GlobalPoolingAndThreads) {
   PoolCase c;
   c.batch = 2, c.in_h = 7, c.in_w = 7, c.channels = 64, c.filter_h = 7, c.filter_w = 7, c.same = false;
   RunPoolCase(c);
+  // Fewer than 64 channels over rows of 8+ pixels: four accumulators, and a masked tail of 4 channels.
+  PoolCase wide;
+  wide.in_h = 9, wide.in_w = 13, wide.channels = 20, wide.filter_h = 9, wide.filter_w = 13, wide.same = false;
+  RunPoolCase(wide);
   for (int threads : {2, 4}) {
     PoolCase t;
     t.batch = 3, t.in_h = 33, t.in_w = 31, t.channels = 24, t.stride_h = 2, t.stride_w = 2, t.threads = threads;
