@@ -380,6 +380,34 @@ TEST(ResidualFusion, ResizeAddMatchesTheUnfusedGraph) {
   }
 }
 
+// A skip tensor channel-padded with zeros (PAD 5 -> 12 channels): the PAD is
+// skipped and the resize adds the 5 channels it has.
+TEST(ResidualFusion, ResizeAddOfAChannelPaddedOperand) {
+  ModelWriter m;
+  const int x = m.AddTensor(DataType::kFloat32, {1, 7, 9, 12}, "x");
+  const int skip = m.AddTensor(DataType::kFloat32, {1, 14, 18, 5}, "skip");
+  const int paddings = m.AddConstantOf<int32_t>({4, 2}, "paddings", {0, 0, 0, 0, 0, 0, 0, 7});
+  const int padded = m.AddTensor(DataType::kFloat32, {1, 14, 18, 12}, "padded");
+  const int pad = m.AddOp(BuiltinOp::kPad, {skip, paddings}, {padded});
+  const int size = m.AddConstantOf<int32_t>({2}, "size", {14, 18});
+  const int up = m.AddTensor(DataType::kFloat32, {1, 14, 18, 12}, "up");
+  m.AddOp(BuiltinOp::kResizeBilinear, {x, size}, {up}, writer::ResizeBilinearOptions{});
+  const int sum = m.AddTensor(DataType::kFloat32, {1, 14, 18, 12}, "sum");
+  const int add = m.AddOp(BuiltinOp::kAdd, {up, padded}, {sum}, writer::ArithmeticOptions{});
+  m.SetInputs({x, skip});
+  m.SetOutputs({sum});
+  auto bytes = m.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  const RunResult plain = Invoke(*bytes, /*preserve=*/true, 1);
+  for (int threads : {1, 2}) {
+    const RunResult run = Invoke(*bytes, /*preserve=*/false, threads);
+    EXPECT_EQ(run.out, plain.out);
+    ASSERT_EQ(run.fused.size(), plain.fused.size());
+    EXPECT_TRUE(run.fused[static_cast<size_t>(add)]);
+    EXPECT_TRUE(run.fused[static_cast<size_t>(pad)]);
+  }
+}
+
 // HARD_SWISH after a convolution: every CONV_2D path (1x1 read in place,
 // 3x3 gathered, 3x3 read in place row by row, columns split between
 // threads, at most four output channels) and DEPTHWISE_CONV_2D.

@@ -17,6 +17,7 @@
 #include "relite/kernel.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
+#include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/narrow_conv.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
@@ -230,18 +231,8 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
   rows_ = static_cast<int>(rows);
 
   if (fused_residual_) {
-    if (!ctx.has_input(kResidualInput)) return InternalError(ctx.node().Describe() + ": fused ADD operand is missing");
-    const Tensor& residual = ctx.input(kResidualInput);
-    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, residual, "fused ADD operand"));
-    if (residual.rank() != 4 || residual.dim(0) != batch_ || residual.dim(1) != out_h_ || residual.dim(2) != out_w_ ||
-        residual.dim(3) > out_c_) {
-      // Shapes fixed at fusion time can only change through ResizeInputTensor.
-      return ctx.Unsupported("the ADD fused into this convolution needs an operand of shape [" +
-                             std::to_string(batch_) + "," + std::to_string(out_h_) + "," + std::to_string(out_w_) +
-                             ",<=" + std::to_string(out_c_) + "] after the resize, got " +
-                             ShapeToString(residual.shape));
-    }
-    residual_c_ = residual.dim(3);
+    RELITE_RETURN_IF_ERROR(
+        CheckFusedResidualOperand(ctx, kResidualInput, batch_, out_h_, out_w_, out_c_, "convolution", &residual_c_));
   }
   narrow_ = groups_ == 1 && out_c_ <= kNarrowConvMaxOutputs && !fused_residual_;
   if (narrow_) {

@@ -7,7 +7,6 @@
 // 5x5 tap loops known at compile time.
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "relite/kernel.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
+#include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/internal/vector_math.h"
@@ -116,12 +116,8 @@ class DepthwiseConv2DKernel final : public Kernel {
   Status Prepare(KernelContext& ctx) override;
   bool FuseClamp(float min, float max) override {
     if (hard_swish_) return false;
-    if (!fused_residual_) return FuseClampInto(&params_.activation, min, max);
-    // After a fused ADD the clamp belongs to the sum: only an ADD without its own.
-    if (residual_min_ != -kInf || residual_max_ != kInf) return false;
-    residual_min_ = min;
-    residual_max_ = max;
-    return true;
+    if (!residual_.active()) return FuseClampInto(&params_.activation, min, max);
+    return residual_.TakeClamp(min, max);
   }
   bool FuseHardSwish() override {
     hard_swish_ = true;
@@ -132,11 +128,7 @@ class DepthwiseConv2DKernel final : public Kernel {
   // complete (own activation included) before the sum, so any activation of
   // this node is fine.
   bool FuseResidualAdd(int residual_input_index, float min, float max) override {
-    if (residual_input_index != kResidualInput || fused_residual_ || hard_swish_) return false;
-    fused_residual_ = true;
-    residual_min_ = min;
-    residual_max_ = max;
-    return true;
+    return residual_input_index == kResidualInput && !hard_swish_ && residual_.Take(min, max);
   }
   int residual_input_index() const override { return kResidualInput; }
   Status Eval(KernelContext& ctx) override;
@@ -155,12 +147,12 @@ class DepthwiseConv2DKernel final : public Kernel {
   void RunRowAndFinish(const EvalJob& job, int row) const {
     RunRow(job, row);
     float* out_row = job.output + static_cast<size_t>(row) * out_w_ * out_c_;
-    if (fused_residual_) {
-      AddResidualRow(job.residual + static_cast<size_t>(row) * out_w_ * residual_c_, out_row);
+    if (residual_.active()) {
+      residual_.AddToRow(job.residual + static_cast<size_t>(row) * out_w_ * residual_.residual_channels(), out_row,
+                         out_w_);
     }
     if (hard_swish_) vmath::Apply<vmath::HardSwish>(out_row, out_row, int64_t{out_w_} * out_c_);
   }
-  void AddResidualRow(const float* residual_row, float* out_row) const;
   template <int kTapsH, int kTapsW>
   void RunRowInterior(const EvalJob& job, const float* image, int iy0, float* out_row) const;
   // K x K windows (K > 3) four pixels at a time: each weight vector loaded
@@ -173,13 +165,7 @@ class DepthwiseConv2DKernel final : public Kernel {
   ActivationRange act_{};
   bool hard_swish_ = false;  // a HARD_SWISH node fused after the clamp
   static constexpr int kResidualInput = 3;  // after the optional bias
-  static constexpr float kInf = std::numeric_limits<float>::infinity();
-  // A fused ADD: input kResidualInput with residual_c_ channels per pixel
-  // (fewer than out_c_ when a PAD of zero channels was skipped), and the
-  // ADD's clamp.
-  bool fused_residual_ = false;
-  int residual_c_ = 0;
-  float residual_min_ = -kInf, residual_max_ = kInf;
+  FusedRowResidual residual_;               // a fused ADD, read from input kResidualInput
   int batch_ = 0, in_h_ = 0, in_w_ = 0, in_c_ = 0;
   int out_h_ = 0, out_w_ = 0, out_c_ = 0;
   int filter_h_ = 0, filter_w_ = 0, multiplier_ = 1;
@@ -190,26 +176,8 @@ class DepthwiseConv2DKernel final : public Kernel {
   std::vector<float> zero_bias_;
 };
 
-void DepthwiseConv2DKernel::AddResidualRow(const float* residual_row, float* out_row) const {
-  const v8f lo = Splat8(residual_min_), hi = Splat8(residual_max_);
-  if (residual_c_ == out_c_) {
-    const int n = out_w_ * out_c_;
-    int i = 0;
-    for (; i + 8 <= n; i += 8) Store8(out_row + i, Clamp8(Load8(out_row + i) + Load8(residual_row + i), lo, hi));
-    for (; i < n; ++i) out_row[i] = std::min(std::max(out_row[i] + residual_row[i], residual_min_), residual_max_);
-    return;
-  }
-  for (int x = 0; x < out_w_; ++x) {
-    float* o = out_row + static_cast<size_t>(x) * out_c_;
-    const float* r = residual_row + static_cast<size_t>(x) * residual_c_;
-    for (int c = 0; c < out_c_; ++c) {
-      o[c] = std::min(std::max(o[c] + (c < residual_c_ ? r[c] : 0.f), residual_min_), residual_max_);
-    }
-  }
-}
-
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
-  const int max_inputs = fused_residual_ ? kResidualInput + 1 : 3;
+  const int max_inputs = residual_.active() ? kResidualInput + 1 : 3;
   if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
     return ctx.Error("expected 2 or 3 inputs (input, filter[, bias]), got " + std::to_string(ctx.num_inputs()));
   }
@@ -263,19 +231,9 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, {batch_, out_h_, out_w_, out_c_}));
 
   act_ = GetActivationRange(params_.activation);
-  if (fused_residual_) {
-    if (!ctx.has_input(kResidualInput)) return InternalError(ctx.node().Describe() + ": fused ADD operand is missing");
-    const Tensor& residual = ctx.input(kResidualInput);
-    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, residual, "fused ADD operand"));
-    if (residual.rank() != 4 || residual.dim(0) != batch_ || residual.dim(1) != out_h_ || residual.dim(2) != out_w_ ||
-        residual.dim(3) > out_c_) {
-      // Shapes fixed at fusion time can only change through ResizeInputTensor.
-      return ctx.Unsupported("the ADD fused into this depthwise convolution needs an operand of shape [" +
-                             std::to_string(batch_) + "," + std::to_string(out_h_) + "," + std::to_string(out_w_) +
-                             ",<=" + std::to_string(out_c_) + "] after the resize, got " +
-                             ShapeToString(residual.shape));
-    }
-    residual_c_ = residual.dim(3);
+  if (residual_.active()) {
+    RELITE_RETURN_IF_ERROR(
+        residual_.Prepare(ctx, kResidualInput, batch_, out_h_, out_w_, out_c_, "depthwise convolution"));
   }
   strides_.input_tap_row = static_cast<size_t>(params_.dilation_h) * in_w_ * in_c_;
   strides_.input_tap_col = static_cast<size_t>(params_.dilation_w) * in_c_;
@@ -486,7 +444,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   const EvalJob job{this, ctx.input(0).data_as<float>(), ctx.input(1).data_as<float>(),
                     ctx.has_input(2) ? ctx.input(2).data_as<float>() : zero_bias_.data(),
                     ctx.output(0).data_as<float>(),
-                    fused_residual_ ? ctx.input(kResidualInput).data_as<float>() : nullptr};
+                    residual_.active() ? ctx.input(kResidualInput).data_as<float>() : nullptr};
   const int64_t row_work = static_cast<int64_t>(out_w_) * out_c_ * filter_h_ * filter_w_;
   const int64_t min_chunk = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, row_work));
   if (ctx.num_threads() <= 1 || rows <= min_chunk) {

@@ -10,13 +10,12 @@
 // taps (a per-pixel loop of 3 channels would be mostly overhead).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "src/core/ops/options.h"
-#include "src/kernels/cpu/internal/conv_util.h"
+#include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/resize.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
@@ -53,39 +52,22 @@ class ResizeBilinearKernel final : public Kernel {
   // The skip connection of decoder stages (RESIZE -> ADD(R)): each output
   // row gets R and the ADD's clamp while it is in L1.
   bool FuseResidualAdd(int residual_input_index, float min, float max) override {
-    if (residual_input_index != kResidualInput || fused_residual_) return false;
-    fused_residual_ = true;
-    residual_min_ = min;
-    residual_max_ = max;
-    return true;
+    return residual_input_index == kResidualInput && residual_.Take(min, max);
   }
   int residual_input_index() const override { return kResidualInput; }
-  bool FuseClamp(float min, float max) override {
-    // Only the clamp of a fused ADD without its own.
-    if (!fused_residual_ || residual_min_ != -kInf || residual_max_ != kInf) return false;
-    residual_min_ = min;
-    residual_max_ = max;
-    return true;
-  }
+  // Only the clamp of a fused ADD without its own.
+  bool FuseClamp(float min, float max) override { return residual_.TakeClamp(min, max); }
 
   Status Prepare(KernelContext& ctx) override {
     int32_t out_h = 0, out_w = 0;
-    RELITE_RETURN_IF_ERROR(PrepareResize(ctx, &out_h, &out_w, fused_residual_ ? 1 : 0));
+    RELITE_RETURN_IF_ERROR(PrepareResize(ctx, &out_h, &out_w, residual_.active() ? 1 : 0));
     const Tensor& input = ctx.input(0);
     if (input.type == DataType::kUInt8 || input.type == DataType::kInt8 || input.type == DataType::kInt16) {
       return ctx.Unsupported("quantized " + DataTypeName(input.type) + " input is not supported yet");
     }
     if (input.type != DataType::kFloat32) return ctx.Error("input must be float32, got " + DataTypeName(input.type));
-    if (fused_residual_) {
-      const Tensor& residual = ctx.input(kResidualInput);
-      RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, residual, "fused ADD operand"));
-      if (residual.rank() != 4 || residual.dim(0) != input.dim(0) || residual.dim(1) != out_h ||
-          residual.dim(2) != out_w || residual.dim(3) != input.dim(3)) {
-        return ctx.Unsupported("the ADD fused into this resize needs an operand of shape [" +
-                               std::to_string(input.dim(0)) + "," + std::to_string(out_h) + "," +
-                               std::to_string(out_w) + "," + std::to_string(input.dim(3)) + "] after the resize, got " +
-                               ShapeToString(residual.shape));
-      }
+    if (residual_.active()) {
+      RELITE_RETURN_IF_ERROR(residual_.Prepare(ctx, kResidualInput, input.dim(0), out_h, out_w, input.dim(3), "resize"));
     }
     ComputeTaps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
     ComputeTaps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
@@ -116,13 +98,14 @@ class ResizeBilinearKernel final : public Kernel {
     const int64_t out_w = static_cast<int64_t>(cols_.lower.size());
     const float* in = input.data_as<float>();
     float* out = ctx.output(0).data_as<float>();
-    const float* residual = fused_residual_ ? ctx.input(kResidualInput).data_as<float>() : nullptr;
+    const float* residual = residual_.active() ? ctx.input(kResidualInput).data_as<float>() : nullptr;
+    const int64_t residual_row = out_w * residual_.residual_channels();
     const int64_t row_work = std::max<int64_t>(1, out_w * channels * 4);
     ctx.ParallelFor(batch * out_h, std::max<int64_t>(1, (1 << 15) / row_work), [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         InterpolateRow(in, row, in_h, in_w, channels, out_h, out_w, out);
         if (residual != nullptr) {
-          AddResidualRow(residual + row * out_w * channels, out + row * out_w * channels, out_w * channels);
+          residual_.AddToRow(residual + row * residual_row, out + row * out_w * channels, static_cast<int>(out_w));
         }
       }
     });
@@ -131,14 +114,6 @@ class ResizeBilinearKernel final : public Kernel {
 
  private:
   static constexpr int kResidualInput = 2;  // after the size input
-  static constexpr float kInf = std::numeric_limits<float>::infinity();
-
-  void AddResidualRow(const float* r, float* o, int64_t n) const {
-    const v8f lo = Splat8(residual_min_), hi = Splat8(residual_max_);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) Store8(o + i, Clamp8(Load8(o + i) + Load8(r + i), lo, hi));
-    for (; i < n; ++i) o[i] = std::min(std::max(o[i] + r[i], residual_min_), residual_max_);
-  }
 
   void InterpolateRow(const float* in, int64_t row, int64_t in_h, int64_t in_w, int64_t channels, int64_t out_h,
                       int64_t out_w, float* out) const {
@@ -202,9 +177,7 @@ class ResizeBilinearKernel final : public Kernel {
 
   bool align_corners_;
   bool half_pixel_;
-  // A fused ADD (input kResidualInput, the output's shape) and its clamp.
-  bool fused_residual_ = false;
-  float residual_min_ = -kInf, residual_max_ = kInf;
+  FusedRowResidual residual_;  // a fused ADD, read from input kResidualInput
   Taps rows_, cols_;
   // Per output value of a row (x * channels + c) when channels < kMinVectorChannels.
   std::vector<int32_t> flat_lower_, flat_upper_;
