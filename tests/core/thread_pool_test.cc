@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,19 @@ TEST(SlotTasks, EachSlotStartsOnItsOwnRangeThenHelps) {
   for (int t = tasks.Next(1); t >= 0; t = tasks.Next(1)) order.push_back(t);
   EXPECT_EQ(order, (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 0, 1, 2}));
   EXPECT_EQ(tasks.Next(0), -1);
+}
+
+// Kernels keep one SlotTasks and reset it per run, with more or fewer slots.
+TEST(SlotTasks, ResetStartsAFreshRound) {
+  SlotTasks tasks;
+  for (auto [n, slots] : {std::pair{4, 1}, std::pair{10, 3}, std::pair{5, 2}}) {
+    tasks.Reset(n, slots);
+    std::vector<int> order;
+    for (int t = tasks.Next(0); t >= 0; t = tasks.Next(0)) order.push_back(t);
+    std::vector<int> all(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+    EXPECT_EQ(order, all) << n << " tasks, " << slots << " slots";
+  }
 }
 
 TEST(SlotTasks, EveryTaskRunsOnceUnderContention) {

@@ -157,6 +157,7 @@ class Conv2DKernel final : public Kernel {
   int gather_rows_ = 0;                      // border pixels gathered per block
 
   GemmPartition partition_;
+  SlotTasks tasks_;  // reset by every Eval
   int slots_ = 1;
   size_t slot_floats_ = 0;  // im2col block per slot
   size_t packed_group_floats_ = 0;
@@ -477,16 +478,16 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
   }
   if (segmented_) {
     job.active_slots = slots_;
-    SlotTasks tasks(batch_ * out_h_, job.active_slots);
-    job.tasks = &tasks;
+    tasks_.Reset(batch_ * out_h_, job.active_slots);
+    job.tasks = &tasks_;
     ctx.ParallelFor(job.active_slots, 1, [&job](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) job.kernel->RunSlotByRows(job, static_cast<int>(s));
     });
     return Status::Ok();
   }
   job.active_slots = std::min(slots_, partition_.num_tasks() * groups_);
-  SlotTasks tasks(partition_.num_tasks() * groups_, job.active_slots);
-  job.tasks = &tasks;
+  tasks_.Reset(partition_.num_tasks() * groups_, job.active_slots);
+  job.tasks = &tasks_;
   if (job.active_slots <= 1) {
     RunSlot(job, 0);
     return Status::Ok();

@@ -174,6 +174,7 @@ class DepthwiseConv2DKernel final : public Kernel {
   int interior_begin_ = 0, interior_end_ = 0;
   Strides strides_{};
   std::vector<float> zero_bias_;
+  SlotTasks tasks_;  // reset by every Eval
 };
 
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
@@ -455,10 +456,10 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   // on its own part of the image and then helps with the others'.
   const int64_t workers = std::min<int64_t>(ctx.num_threads(), rows / min_chunk);
   const int block = static_cast<int>(std::max<int64_t>(1, (rows + 4 * workers - 1) / (4 * workers)));
-  SlotTasks tasks((rows + block - 1) / block, static_cast<int>(workers));
+  tasks_.Reset((rows + block - 1) / block, static_cast<int>(workers));
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t slot = begin; slot < end; ++slot) {
-      for (int t = tasks.Next(static_cast<int>(slot)); t >= 0; t = tasks.Next(static_cast<int>(slot))) {
+      for (int t = tasks_.Next(static_cast<int>(slot)); t >= 0; t = tasks_.Next(static_cast<int>(slot))) {
         const int r1 = std::min(rows, (t + 1) * block);
         for (int r = t * block; r < r1; ++r) RunRowAndFinish(job, r);
       }

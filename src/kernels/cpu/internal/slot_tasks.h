@@ -19,8 +19,17 @@ namespace relite::cpu {
 
 class SlotTasks {
  public:
-  SlotTasks(int num_tasks, int num_slots)
-      : num_slots_(std::max(1, num_slots)), ranges_(std::make_unique<Range[]>(static_cast<size_t>(num_slots_))) {
+  SlotTasks() = default;
+  SlotTasks(int num_tasks, int num_slots) { Reset(num_tasks, num_slots); }
+
+  // Starts a new round. A kernel keeps one SlotTasks and resets it on every
+  // Eval: the ranges are allocated only when the slot count grows.
+  void Reset(int num_tasks, int num_slots) {
+    num_slots_ = std::max(1, num_slots);
+    if (num_slots_ > capacity_) {
+      ranges_ = std::make_unique<Range[]>(static_cast<size_t>(num_slots_));
+      capacity_ = num_slots_;
+    }
     for (int s = 0; s < num_slots_; ++s) {
       ranges_[s].next.store(static_cast<int>(int64_t{num_tasks} * s / num_slots_), std::memory_order_relaxed);
       ranges_[s].end = static_cast<int>(int64_t{num_tasks} * (s + 1) / num_slots_);
@@ -43,7 +52,8 @@ class SlotTasks {
     std::atomic<int> next{0};
     int end = 0;
   };
-  int num_slots_;
+  int num_slots_ = 0;
+  int capacity_ = 0;
   std::unique_ptr<Range[]> ranges_;
 };
 
