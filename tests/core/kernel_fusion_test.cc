@@ -39,6 +39,13 @@ struct Spec {
   bool bias = true;
 };
 
+// The model's bytes (empty, and a test failure, when the writer refuses it).
+std::vector<uint8_t> Finished(const ModelWriter& m) {
+  auto bytes = m.Finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  return bytes.ok() ? std::move(*bytes) : std::vector<uint8_t>{};
+}
+
 struct Built {
   std::vector<uint8_t> bytes;
   int conv = -1, add = -1, pad = -1, relu = -1;
@@ -83,9 +90,7 @@ Built Build(const Spec& s) {
   }
   m.SetInputs({x});
   m.SetOutputs({out});
-  auto bytes = m.Finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-  if (bytes.ok()) b.bytes = std::move(*bytes);
+  b.bytes = Finished(m);
   return b;
 }
 
@@ -125,19 +130,28 @@ RunResult Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, 
   return r;
 }
 
-// Runs fused (threads 1 and 2) and unfused; returns the fused run's flags.
-std::vector<bool> ExpectSameAsUnfused(const Spec& s, int batch = 1) {
-  const Built b = Build(s);
-  const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1, batch);
+// Runs fused (threads 1 and 2) and unfused, expects the same bits and the
+// nodes `must_fuse` fused in both runs; returns the fused run's flags.
+std::vector<bool> ExpectSameAsUnfused(const std::vector<uint8_t>& bytes, const std::vector<int>& must_fuse = {},
+                                      int batch = 1) {
+  const RunResult plain = Invoke(bytes, /*preserve=*/true, 1, batch);
   for (bool f : plain.fused) EXPECT_FALSE(f);
   std::vector<bool> fused;
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads, batch);
+    const RunResult run = Invoke(bytes, /*preserve=*/false, threads, batch);
     EXPECT_EQ(run.out, plain.out);
+    EXPECT_EQ(run.fused.size(), plain.fused.size());
+    for (int node : must_fuse) {
+      EXPECT_TRUE(node >= 0 && static_cast<size_t>(node) < run.fused.size() && run.fused[static_cast<size_t>(node)])
+          << "node " << node << " was not fused";
+    }
     fused = run.fused;
   }
   return fused;
+}
+std::vector<bool> ExpectSameAsUnfused(const Spec& s, int batch = 1) {
+  return ExpectSameAsUnfused(Build(s).bytes, {}, batch);
 }
 
 TEST(ResidualFusion, ConvAddReluRunsAsOneKernel) {
@@ -285,9 +299,7 @@ DepthwiseAddBuilt BuildDepthwiseAdd(const DepthwiseAddSpec& s) {
   }
   m.SetInputs({x});
   m.SetOutputs({out});
-  auto bytes = m.Finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-  if (bytes.ok()) b.bytes = std::move(*bytes);
+  b.bytes = Finished(m);
   return b;
 }
 
@@ -319,20 +331,10 @@ TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     const DepthwiseAddBuilt b = BuildDepthwiseAdd(c.spec);
-    const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1);
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE("threads " + std::to_string(threads));
-      const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads);
-      EXPECT_EQ(run.out, plain.out);
-      ASSERT_EQ(run.fused.size(), plain.fused.size());
-      EXPECT_TRUE(run.fused[static_cast<size_t>(b.add)]);
-      if (b.pad >= 0) {
-        EXPECT_TRUE(run.fused[static_cast<size_t>(b.pad)]);
-      }
-      if (b.relu >= 0) {
-        EXPECT_TRUE(run.fused[static_cast<size_t>(b.relu)]);
-      }
-    }
+    std::vector<int> must_fuse = {b.add};
+    if (b.pad >= 0) must_fuse.push_back(b.pad);
+    if (b.relu >= 0) must_fuse.push_back(b.relu);
+    ExpectSameAsUnfused(b.bytes, must_fuse);
   }
 }
 
@@ -364,18 +366,7 @@ TEST(ResidualFusion, ResizeAddMatchesTheUnfusedGraph) {
       }
       m.SetInputs({x, skip});
       m.SetOutputs({out});
-      auto bytes = m.Finish();
-      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-      const RunResult plain = Invoke(*bytes, /*preserve=*/true, 1);
-      for (int threads : {1, 2}) {
-        const RunResult run = Invoke(*bytes, /*preserve=*/false, threads);
-        EXPECT_EQ(run.out, plain.out);
-        ASSERT_EQ(run.fused.size(), plain.fused.size());
-        EXPECT_TRUE(run.fused[static_cast<size_t>(add)]);
-        if (relu >= 0) {
-          EXPECT_TRUE(run.fused[static_cast<size_t>(relu)]);
-        }
-      }
+      ExpectSameAsUnfused(Finished(m), relu >= 0 ? std::vector<int>{add, relu} : std::vector<int>{add});
     }
   }
 }
@@ -396,16 +387,7 @@ TEST(ResidualFusion, ResizeAddOfAChannelPaddedOperand) {
   const int add = m.AddOp(BuiltinOp::kAdd, {up, padded}, {sum}, writer::ArithmeticOptions{});
   m.SetInputs({x, skip});
   m.SetOutputs({sum});
-  auto bytes = m.Finish();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  const RunResult plain = Invoke(*bytes, /*preserve=*/true, 1);
-  for (int threads : {1, 2}) {
-    const RunResult run = Invoke(*bytes, /*preserve=*/false, threads);
-    EXPECT_EQ(run.out, plain.out);
-    ASSERT_EQ(run.fused.size(), plain.fused.size());
-    EXPECT_TRUE(run.fused[static_cast<size_t>(add)]);
-    EXPECT_TRUE(run.fused[static_cast<size_t>(pad)]);
-  }
+  ExpectSameAsUnfused(Finished(m), {add, pad});
 }
 
 // HARD_SWISH after a convolution: every CONV_2D path (1x1 read in place,
@@ -454,9 +436,7 @@ SwishBuilt BuildSwish(const SwishSpec& s) {
   }
   m.SetInputs({x});
   m.SetOutputs(s.second_reader ? std::vector<int>{out, conv_out} : std::vector<int>{out});
-  auto bytes = m.Finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-  if (bytes.ok()) b.bytes = std::move(*bytes);
+  b.bytes = Finished(m);
   return b;
 }
 
@@ -495,14 +475,7 @@ TEST(HardSwishFusion, EveryConvolutionPathMatchesTheUnfusedGraph) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     const SwishBuilt b = BuildSwish(c.spec);
-    const RunResult plain = Invoke(b.bytes, /*preserve=*/true, 1);
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE("threads " + std::to_string(threads));
-      const RunResult run = Invoke(b.bytes, /*preserve=*/false, threads);
-      EXPECT_EQ(run.out, plain.out);
-      ASSERT_EQ(run.fused.size(), plain.fused.size());
-      EXPECT_TRUE(run.fused[static_cast<size_t>(b.swish)]);
-    }
+    ExpectSameAsUnfused(b.bytes, {b.swish});
   }
 }
 

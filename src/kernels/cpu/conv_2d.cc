@@ -389,7 +389,8 @@ void Conv2DKernel::RunSlotByRows(const EvalJob& job, int slot) const {
     const int m0 = row_m0 + inner_x_begin_;
     const int iy0 = oy * params_.stride_h - pad_top_;
     const int ix0 = inner_x_begin_ * params_.stride_w - pad_left_;
-    const float* a = job.input + (static_cast<size_t>(b) * in_h_ + iy0) * in_row_floats + static_cast<size_t>(ix0) * in_c_;
+    const float* a =
+        job.input + (static_cast<size_t>(b) * in_h_ + iy0) * in_row_floats + static_cast<size_t>(ix0) * in_c_;
     GemmPackedSegmented(inner_x_end_ - inner_x_begin_, out_c_, a, lda, segments, job.packed, EpilogueFor(job, m0, 0),
                         job.output + static_cast<size_t>(m0) * out_c_, static_cast<size_t>(out_c_), 0, out_c_);
     if (inner_x_end_ < out_w_) GatherAndMultiply(job, row_m0 + inner_x_end_, row_m0 + out_w_, rows);

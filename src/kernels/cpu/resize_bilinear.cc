@@ -67,7 +67,8 @@ class ResizeBilinearKernel final : public Kernel {
     }
     if (input.type != DataType::kFloat32) return ctx.Error("input must be float32, got " + DataTypeName(input.type));
     if (residual_.active()) {
-      RELITE_RETURN_IF_ERROR(residual_.Prepare(ctx, kResidualInput, input.dim(0), out_h, out_w, input.dim(3), "resize"));
+      RELITE_RETURN_IF_ERROR(
+          residual_.Prepare(ctx, kResidualInput, input.dim(0), out_h, out_w, input.dim(3), "resize"));
     }
     ComputeTaps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
     ComputeTaps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
