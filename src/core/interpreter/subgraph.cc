@@ -340,10 +340,8 @@ void Subgraph::FuseResidualAdds() {
 void Subgraph::FuseClamps() {
   constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
   TensorUses uses = ComputeTensorUses();
-  std::vector<int>& writer = uses.writer;
-  const std::vector<int>& readers = uses.readers;
   for (int index : execution_plan_) {
-    Node& clamp = nodes_[static_cast<size_t>(index)];
+    const Node& clamp = nodes_[static_cast<size_t>(index)];
     if (folded_[static_cast<size_t>(index)]) continue;
     if (clamp.is_custom() || clamp.inputs.size() != 1 || clamp.outputs.size() != 1 || clamp.inputs[0] < 0) continue;
     float lo, hi;
@@ -368,17 +366,25 @@ void Subgraph::FuseClamps() {
           in.quant.zero_point != out.quant.zero_point || !in.quant.IsQuantized())
         continue;
     }
-    if (writer[mid] < 0 || readers[mid] != 1) continue;
-    Node& producer = nodes_[static_cast<size_t>(writer[mid])];
-    if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseClamp(lo, hi)) continue;
+    const int producer = AbsorbIntoProducer(index, uses, [&](Kernel& k) { return k.FuseClamp(lo, hi); });
+    if (producer < 0) continue;
     // The node's options no longer tell its whole activation (FuseResidualAdds reads this).
-    ActivationRange& taken = fused_clamp_[static_cast<size_t>(producer.index)];
+    ActivationRange& taken = fused_clamp_[static_cast<size_t>(producer)];
     taken = {std::max(taken.min, lo), std::min(taken.max, hi)};
-    // The producer now writes the clamp's output; the tensor between them is unused.
-    producer.outputs[0] = clamp.outputs[0];
-    writer[static_cast<size_t>(clamp.outputs[0])] = producer.index;
-    folded_[static_cast<size_t>(clamp.index)] = kFusedNode;
   }
+}
+
+int Subgraph::AbsorbIntoProducer(int index, TensorUses& uses, const std::function<bool(Kernel&)>& offer) {
+  const Node& node = nodes_[static_cast<size_t>(index)];
+  const auto mid = static_cast<size_t>(node.inputs[0]);
+  if (uses.writer[mid] < 0 || uses.readers[mid] != 1) return -1;
+  Node& producer = nodes_[static_cast<size_t>(uses.writer[mid])];
+  if (producer.outputs.size() != 1 || !offer(*kernels_[static_cast<size_t>(producer.index)])) return -1;
+  // The producer now writes the node's output; the tensor between them is unused.
+  producer.outputs[0] = node.outputs[0];
+  uses.writer[static_cast<size_t>(node.outputs[0])] = producer.index;
+  folded_[static_cast<size_t>(index)] = kFusedNode;
+  return producer.index;
 }
 
 void Subgraph::FuseHardSwishes() {
@@ -392,12 +398,7 @@ void Subgraph::FuseHardSwishes() {
     const Tensor& in = tensors_[mid];
     const Tensor& out = tensors_[static_cast<size_t>(swish.outputs[0])];
     if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || out.is_variable) continue;
-    if (uses.writer[mid] < 0 || uses.readers[mid] != 1) continue;
-    Node& producer = nodes_[static_cast<size_t>(uses.writer[mid])];
-    if (producer.outputs.size() != 1 || !kernels_[static_cast<size_t>(producer.index)]->FuseHardSwish()) continue;
-    producer.outputs[0] = swish.outputs[0];
-    uses.writer[static_cast<size_t>(swish.outputs[0])] = producer.index;
-    folded_[static_cast<size_t>(swish.index)] = kFusedNode;
+    AbsorbIntoProducer(index, uses, [](Kernel& k) { return k.FuseHardSwish(); });
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,11 @@ class Subgraph {
   // HARD_SWISH after a kernel that takes it (Kernel::FuseHardSwish); last,
   // because the kernel applies it after every other fused operation.
   void FuseHardSwishes();
+  // Node `index` (one input, one output, checked by the caller) runs inside
+  // the kernel writing its input when that tensor has no other reader and
+  // `offer` (the kernel's Fuse* call) accepts: the producer then writes the
+  // node's output and the node is skipped. Returns the producer, or -1.
+  int AbsorbIntoProducer(int index, TensorUses& uses, const std::function<bool(Kernel&)>& offer);
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;
   static constexpr uint8_t kDelegatedNode = 3;
