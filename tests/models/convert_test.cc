@@ -1,8 +1,9 @@
 // relite convert --dequantize on the real quantized models: the float model
 // (float32 weights, and float16 weights + DEQUANTIZE) keeps the quantized
 // model's top-1 class on the golden images, and DeepLab's mask agrees with
-// the quantized model's on >= 98% of the pixels. Skips (visibly) without
-// the models folder.
+// the quantized model's on >= 98% of the pixels (on the golden dog: counting
+// the quantized model's tied scores, see below). Skips (visibly) without the
+// models folder.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -57,7 +58,10 @@ bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 // same input values) it is academic gown 0.241, mortarboard 0.225, bow tie
 // 0.177 (the reference TFLite runtime agrees on both). The weights are
 // dequantized exactly; the activations differ by ~1 quantization step on
-// average, which is the quantized model's noise, not a conversion error.
+// average, which is the quantized model's noise, not a conversion error. The
+// quantized model's own answer depends on whose 8-bit kernels run it: the
+// golden output (LiteRT 2.5.3, XNNPACK) has mortarboard 60, academic gown 45
+// (uint8 steps of 1/256); TFLite 2.14's builtin kernels give both 58.
 bool KnownNearTie(const std::string& model, const std::string& image) {
   return model == "mobilenet_v1_0.5_160_quant" && image == "grace_hopper.bmp";
 }
@@ -131,14 +135,21 @@ double Agreement(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   return static_cast<double>(same) / static_cast<double>(a.size());
 }
 
+std::string ConvertedDeepLab(const TempDir& tmp) {
+  const std::string out = tmp / "deeplab_float.tflite";
+  const auto c = RunCli({"convert", testing::ModelsDir() + "/deeplabv3_mnv2_pascal_quant.tflite", "--dequantize",
+                         "--out", out});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  return out;
+}
+
+// The pictures that are not golden cases: the masks must agree outright.
 TEST(ConvertDeepLab, MaskAgrees) {
   RELITE_REQUIRE_MODELS_DIR();
   const std::string dir = testing::ModelsDir();
   const std::string quant = dir + "/deeplabv3_mnv2_pascal_quant.tflite";
   TempDir tmp;
-  const std::string out = tmp / "deeplab_float.tflite";
-  const auto c = RunCli({"convert", quant, "--dequantize", "--out", out});
-  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const std::string out = ConvertedDeepLab(tmp);
   for (const char* image : {"grace_hopper.bmp", "cat.bmp"}) {
     const auto q = RunMask(quant, dir + "/" + image, tmp / "q");
     const auto f = RunMask(out, dir + "/" + image, tmp / "f");
@@ -151,28 +162,91 @@ TEST(ConvertDeepLab, MaskAgrees) {
   }
 }
 
-// On the dog picture the two masks differ more (97.4% agree): the float
-// model finds more of the dog. Against the ground-truth trimap (128x128:
-// 0 dog, 1 background, 2 border; DeepLab's dog is class 12) the float model
-// must be at least as good as the quantized one.
-TEST(ConvertDeepLab, FloatMaskIsAtLeastAsGoodOnTheDog) {
+// The golden case (dog_segmentation). DeepLab's last ops are RESIZE_BILINEAR
+// to 513x513 and ARG_MAX over 21 classes; in the quantized model the scores
+// are uint8 with a step of 0.2 logits, so on 3375 pixels two classes share
+// the top score and ARG_MAX returns the lower index (background, 0) by rule,
+// not by the model. Literal agreement is 97.37%; 3283 of the 6923
+// disagreements are such ties, and counting a pixel as agreeing when the
+// float class is one of the quantized model's top-scoring classes gives
+// 98.62%. (For scale: TFLite 2.14's builtin 8-bit kernels and LiteRT 2.5.3's
+// XNNPACK, which made the golden mask, differ from each other on 0.93% of
+// these pixels.) Also, against the ground-truth trimap the float model must
+// be at least as good as the quantized one.
+TEST(ConvertDeepLab, GoldenDogMaskAgreesUpToQuantizedTies) {
   RELITE_REQUIRE_MODELS_DIR();
   const std::string dir = testing::ModelsDir();
-  const std::string quant = dir + "/deeplabv3_mnv2_pascal_quant.tflite";
+  const std::string golden = dir + "/golden/deeplabv3_mnv2_pascal_quant/dog_segmentation";
   TempDir tmp;
-  const std::string out = tmp / "deeplab_float.tflite";
-  ASSERT_EQ(RunCli({"convert", quant, "--dequantize", "--out", out}).exit_code, 0);
-  const std::string image = dir + "/dog_segmentation.bmp";
-  const auto q = RunMask(quant, image, tmp / "q");
-  const auto f = RunMask(out, image, tmp / "f");
-  ASSERT_EQ(q.size(), size_t{513} * 513);
-  ASSERT_EQ(f.size(), q.size());
+  const std::string float_path = ConvertedDeepLab(tmp);
+  const auto input = cli_testing::ReadBinaryFile(golden + "/input_0.bin");
+  ASSERT_EQ(input.size(), size_t{513} * 513 * 3);
+  BuiltinOpResolver resolver;
+
+  // Quantized: keep every tensor so the scores ARG_MAX reads can be compared.
+  auto quant_model = Model::FromFile(dir + "/deeplabv3_mnv2_pascal_quant.tflite");
+  ASSERT_TRUE(quant_model.ok()) << quant_model.status().ToString();
+  auto quant = InterpreterBuilder(**quant_model, resolver).SetNumThreads(2).SetPreserveAllTensors(true).Build();
+  ASSERT_TRUE(quant.ok()) << quant.status().ToString();
+  ASSERT_TRUE((*quant)->AllocateTensors().ok());
+  const Tensor* quant_in = (*quant)->input_tensor(0);
+  ASSERT_EQ(quant_in->type, DataType::kUInt8);
+  ASSERT_TRUE(quant_in->quant.IsQuantized());
+  std::memcpy((*quant)->typed_input<uint8_t>(0), input.data(), input.size());
+  ASSERT_TRUE((*quant)->Invoke().ok());
+  int scores_index = -1;
+  for (int n = 0; n < (*quant)->nodes_size(); ++n)
+    if ((*quant)->node(n).op_name == "ARG_MAX") scores_index = (*quant)->node(n).inputs[0];
+  ASSERT_GE(scores_index, 0);
+  const Tensor* scores = (*quant)->tensor(scores_index);
+  ASSERT_EQ(scores->type, DataType::kUInt8);
+  ASSERT_EQ(scores->shape, (Shape{1, 513, 513, 21}));
+  const uint8_t* s = scores->data_as<uint8_t>();
+  const int64_t* quant_mask = (*quant)->typed_output<int64_t>(0);
+  ASSERT_NE(quant_mask, nullptr);
+  const auto golden_mask = cli_testing::ReadBinaryFile(golden + "/output_0.bin");
+  ASSERT_EQ(golden_mask.size(), size_t{513} * 513 * 8);
+  ASSERT_EQ(std::memcmp(golden_mask.data(), quant_mask, golden_mask.size()), 0) << "the quantized run is not golden";
+
+  // Float, fed the same real values the quantized input stands for.
+  auto float_model = Model::FromFile(float_path);
+  ASSERT_TRUE(float_model.ok()) << float_model.status().ToString();
+  auto fl = InterpreterBuilder(**float_model, resolver).SetNumThreads(2).Build();
+  ASSERT_TRUE(fl.ok()) << fl.status().ToString();
+  ASSERT_TRUE((*fl)->AllocateTensors().ok());
+  float* float_in = (*fl)->typed_input<float>(0);
+  ASSERT_NE(float_in, nullptr);
+  const float scale = quant_in->quant.scale[0];
+  const auto zero = static_cast<float>(quant_in->quant.zero_point[0]);
+  for (size_t i = 0; i < input.size(); ++i) float_in[i] = (static_cast<float>(input[i]) - zero) * scale;
+  ASSERT_TRUE((*fl)->Invoke().ok());
+  const int64_t* float_mask = (*fl)->typed_output<int64_t>(0);
+  ASSERT_NE(float_mask, nullptr);
+
+  size_t same = 0, tied = 0, same_up_to_ties = 0;
+  for (size_t p = 0; p < size_t{513} * 513; ++p) {
+    const uint8_t* px = s + p * 21;
+    const uint8_t top = *std::max_element(px, px + 21);
+    tied += std::count(px, px + 21, top) > 1;
+    same += float_mask[p] == quant_mask[p];
+    ASSERT_TRUE(float_mask[p] >= 0 && float_mask[p] < 21);
+    same_up_to_ties += px[float_mask[p]] == top;
+  }
+  const double pixels = 513.0 * 513.0;
+  std::printf("deeplab on the golden dog: masks agree on %.2f%% of pixels; the quantized scores tie on %zu pixels; "
+              "the float class is a top-scoring quantized class on %.2f%%\n",
+              100 * static_cast<double>(same) / pixels, tied, 100 * static_cast<double>(same_up_to_ties) / pixels);
+  EXPECT_GE(static_cast<double>(same_up_to_ties) / pixels, 0.98);
+  EXPECT_GE(static_cast<double>(same) / pixels, 0.97);
+
+  // Against the trimap (128x128: 0 dog, 1 background, 2 border; DeepLab's
+  // dog is class 12), sampled at the 128x128 pixel centres.
   const auto bmp = cli_testing::ReadBinaryFile(dir + "/dog_segmentation_mask.bmp");
   ASSERT_GT(bmp.size(), 54u);
   uint32_t offset = 0;
   std::memcpy(&offset, bmp.data() + 10, 4);
   ASSERT_GE(bmp.size(), offset + size_t{128} * 128);
-  auto score = [&](const std::vector<int64_t>& mask, double* recall, double* false_positive) {
+  auto score = [&](const int64_t* mask, double* recall, double* false_positive) {
     size_t dog = 0, hits = 0, background = 0, wrong = 0;
     for (int y = 0; y < 128; ++y)
       for (int x = 0; x < 128; ++x) {
@@ -186,13 +260,11 @@ TEST(ConvertDeepLab, FloatMaskIsAtLeastAsGoodOnTheDog) {
     *false_positive = static_cast<double>(wrong) / static_cast<double>(background);
   };
   double q_recall, q_fp, f_recall, f_fp;
-  score(q, &q_recall, &q_fp);
-  score(f, &f_recall, &f_fp);
-  const double agree = Agreement(q, f);
-  std::printf("deeplab on the dog: masks agree on %.2f%%; dog recall quantized %.1f%% float %.1f%%, background "
-              "false positives quantized %.2f%% float %.2f%%\n",
-              100 * agree, 100 * q_recall, 100 * f_recall, 100 * q_fp, 100 * f_fp);
-  EXPECT_GE(agree, 0.97);
+  score(quant_mask, &q_recall, &q_fp);
+  score(float_mask, &f_recall, &f_fp);
+  std::printf("deeplab on the dog: dog recall quantized %.1f%% float %.1f%%, background false positives quantized "
+              "%.2f%% float %.2f%%\n",
+              100 * q_recall, 100 * f_recall, 100 * q_fp, 100 * f_fp);
   EXPECT_GE(f_recall, q_recall);
   EXPECT_LT(f_fp, 0.02);
 }
