@@ -11,7 +11,8 @@
 // bias once, and a tap outside the image reads a row of the input zero point,
 // so it adds nothing. Two taps are interleaved per vpmaddwd (16 channels per
 // step, int16 products summed in int32); weights, bias and scales are stored
-// in the lane order that interleaving produces.
+// in the lane order that interleaving produces. A remaining block of 8
+// channels (8, 24, 40 ... channels) takes the same steps on 128-bit vectors.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -57,6 +58,8 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
   // of a row whose 3x3 windows lie inside the input.
   // `k` by value: the byte stores through out_row could alias a reference.
   void RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) const;
+  // The 8-channel block of one output pixel, from its taps at channel c0.
+  void RunBlock8(const uint8_t* const* taps, int c0, const BlockConstants& k, uint8_t* out) const;
   int32_t Scalar(const uint8_t* const* taps, int o) const;
   void EvalInt16(KernelContext& ctx) const;
 
@@ -73,10 +76,17 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
   int interior_begin_ = 0, interior_end_ = 0;
   uint8_t xor_mask_ = 0;
   int vec_c_ = 0;  // channels handled 16 at a time (multiplier 1)
+  bool block8_ = false;  // channels [vec_c_, vec_c_ + 8) as one 8-channel block
+  int vec_end_ = 0;      // first channel of the scalar tail
   // Vector part: per 16-channel block, per tap pair, 32 int16 in lane order.
   AlignedArray<int16_t> wpacked_;
   AlignedArray<int32_t> vbias_;
   AlignedArray<float> vscale_;
+  // The 8-channel block: per tap pair, 16 int16 (channels 0-3, then 4-7, each
+  // as tap pairs); bias and scales in channel order.
+  AlignedArray<int16_t> w8_;
+  AlignedArray<int32_t> bias8_;
+  AlignedArray<float> scale8_;
   // Scalar part (channel tail, multiplier > 1): plain per-channel arrays.
   std::vector<int16_t> wplain_;  // [tap][out_c], w - w_zp
   std::vector<int32_t> bias_;    // folded
@@ -176,11 +186,17 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     bias_[static_cast<size_t>(o)] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(folded)));
   }
   vec_c_ = mult_ == 1 ? out_c_ / 16 * 16 : 0;
+  block8_ = mult_ == 1 && out_c_ - vec_c_ >= 8;
+  vec_end_ = mult_ == 1 ? vec_c_ + (block8_ ? 8 : 0) : 0;
   const int blocks = vec_c_ / 16;
   wpacked_.Resize(static_cast<size_t>(std::max(blocks, 1)) * tap_pairs_ * 32);
   vbias_.Resize(static_cast<size_t>(std::max(blocks, 1)) * 16);
   vscale_.Resize(static_cast<size_t>(std::max(blocks, 1)) * 16);
-  if (wpacked_.data() == nullptr || vbias_.data() == nullptr || vscale_.data() == nullptr) {
+  w8_.Resize(static_cast<size_t>(tap_pairs_) * 16);
+  bias8_.Resize(8);
+  scale8_.Resize(8);
+  if (wpacked_.data() == nullptr || vbias_.data() == nullptr || vscale_.data() == nullptr || w8_.data() == nullptr ||
+      bias8_.data() == nullptr || scale8_.data() == nullptr) {
     return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
   }
   // Lane order of a 16-channel step after unpacklo/hi_epi16 + vpmaddwd:
@@ -205,6 +221,20 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
           dst[half * 16 + 2 * i] = wplain_[static_cast<size_t>(t0) * out_c_ + c];
           dst[half * 16 + 2 * i + 1] = t1 < taps_ ? wplain_[static_cast<size_t>(t1) * out_c_ + c] : 0;
         }
+      }
+    }
+  }
+  if (block8_) {
+    for (int i = 0; i < 8; ++i) {
+      bias8_.data()[i] = bias_[static_cast<size_t>(vec_c_ + i)];
+      scale8_.data()[i] = scale_[static_cast<size_t>(vec_c_ + i)];
+    }
+    for (int p = 0; p < tap_pairs_; ++p) {
+      for (int i = 0; i < 8; ++i) {
+        const int c = vec_c_ + i, t0 = 2 * p, t1 = 2 * p + 1;
+        int16_t* dst = w8_.data() + static_cast<size_t>(p) * 16 + 2 * i;
+        dst[0] = wplain_[static_cast<size_t>(t0) * out_c_ + c];
+        dst[1] = t1 < taps_ ? wplain_[static_cast<size_t>(t1) * out_c_ + c] : 0;
       }
     }
   }
@@ -240,6 +270,37 @@ inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
 }
 
+// 8 input bytes at p as int16 in 0..255.
+inline __m128i WidenTap8(const uint8_t* p, __m128i xor_mask) {
+  return _mm_cvtepu8_epi16(_mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), xor_mask));
+}
+
+void QuantizedDepthwiseConv2DKernel::RunBlock8(const uint8_t* const* taps, int c0, const BlockConstants& k,
+                                               uint8_t* out) const {
+  __m128i acc_lo = _mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data()));
+  __m128i acc_hi = _mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data() + 4));
+  const int16_t* wp = w8_.data();
+  const __m128i xor_mask = k.xor_mask;
+  for (int p = 0; p < tap_pairs_; ++p, wp += 16) {
+    const __m128i x0 = WidenTap8(taps[2 * p] + c0, xor_mask);
+    const __m128i x1 = WidenTap8(taps[2 * p + 1] + c0, xor_mask);
+    acc_lo = _mm_add_epi32(acc_lo, _mm_madd_epi16(_mm_unpacklo_epi16(x0, x1),
+                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp))));
+    acc_hi = _mm_add_epi32(acc_hi, _mm_madd_epi16(_mm_unpackhi_epi16(x0, x1),
+                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp + 8))));
+  }
+  // The 16-channel blocks' requantization on 4 lanes at a time.
+  const __m128 lo = _mm256_castps256_ps128(k.lo), hi = _mm256_castps256_ps128(k.hi);
+  const __m128i zp = _mm256_castsi256_si128(k.out_zp);
+  const __m128 f_lo = _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_lo), _mm_load_ps(scale8_.data())), lo), hi);
+  const __m128 f_hi =
+      _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_hi), _mm_load_ps(scale8_.data() + 4)), lo), hi);
+  const __m128i w16 =
+      _mm_packs_epi32(_mm_add_epi32(_mm_cvtps_epi32(f_lo), zp), _mm_add_epi32(_mm_cvtps_epi32(f_hi), zp));
+  const __m128i bytes = k.is_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
+}
+
 void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox,
                                               const uint8_t** taps, const BlockConstants* vector_part) const {
   const size_t image = static_cast<size_t>(in_h_) * in_w_ * in_c_;
@@ -272,8 +333,9 @@ void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* out
       StoreBlock(acc_a, acc_b, _mm256_load_ps(vscale_.data() + blk * 16), _mm256_load_ps(vscale_.data() + blk * 16 + 8),
                  k, out + c0);
     }
+    if (block8_) RunBlock8(taps, vec_c_, k, out + vec_c_);
   }
-  for (int o = vec_c_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
+  for (int o = vec_end_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
 }
 
 void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy,
@@ -311,6 +373,16 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
       StoreBlock(acc_a, acc_b, sa, sb, k, out);
     }
   }
+  if (block8_) {
+    const uint8_t* row_taps[10];
+    uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + vec_c_;
+    size_t offset = first + static_cast<size_t>(vec_c_);
+    for (int ox = interior_begin_; ox < interior_end_; ++ox, offset += step, out += c_total) {
+      for (int t = 0; t < 9; ++t) row_taps[t] = tap[t] + offset;
+      row_taps[9] = row_taps[8];  // weights of the tenth tap are zero
+      RunBlock8(row_taps, 0, k, out);
+    }
+  }
 }
 
 void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* output, int b, int oy,
@@ -321,14 +393,14 @@ void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* outpu
                          _mm256_set1_epi32(out_q_.zero_point), in_type_ == DataType::kInt8};
   const int iy0 = oy * params_.stride_h - pad_top_;
   const bool rows_inside = iy0 >= 0 && iy0 + (filter_h_ - 1) * params_.dilation_h < in_h_;
-  if (filter_h_ != 3 || filter_w_ != 3 || vec_c_ == 0 || !rows_inside || interior_begin_ >= interior_end_) {
+  if (filter_h_ != 3 || filter_w_ != 3 || vec_end_ == 0 || !rows_inside || interior_begin_ >= interior_end_) {
     for (int ox = 0; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
     return;
   }
   for (int ox = 0; ox < interior_begin_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
   const uint8_t* image = input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
   RunRowInterior3x3(image, output + (static_cast<size_t>(b) * out_h_ + oy) * out_w_ * out_c_, oy, k);
-  if (vec_c_ < out_c_) {
+  if (vec_end_ < out_c_) {
     for (int ox = interior_begin_; ox < interior_end_; ++ox) RunPixel(input, output, b, oy, ox, taps, nullptr);
   }
   for (int ox = interior_end_; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);

@@ -108,7 +108,7 @@ std::vector<uint8_t> Reference(const ConvCase& c, const std::vector<uint8_t>& x,
 
 // force_3x3: 3x3 depthwise filters on inputs wide and tall enough for rows
 // of interior windows (the kernel's weights-in-registers path), with and
-// without a channel tail past the 16-channel blocks.
+// without an 8-channel block and a channel tail past the 16-channel blocks.
 void RandomSweep(bool depthwise, uint32_t seed, int count, bool force_3x3 = false) {
   std::mt19937 rng(seed);
   auto U = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
@@ -120,7 +120,7 @@ void RandomSweep(bool depthwise, uint32_t seed, int count, bool force_3x3 = fals
     c.batch = U(1, 2);
     c.h = U(1, 12);
     c.w = U(1, 12);
-    c.cin = depthwise && U(0, 1) ? 16 * U(1, 3) + U(0, 3) : U(1, 20);
+    c.cin = depthwise && U(0, 1) ? 8 * U(1, 6) + U(0, 3) : U(1, 20);
     c.kh = U(1, 4);
     c.kw = U(1, 4);
     c.sh = U(1, 2);
@@ -136,7 +136,7 @@ void RandomSweep(bool depthwise, uint32_t seed, int count, bool force_3x3 = fals
       c.kh = c.kw = 3;
       c.h = U(7, 14);
       c.w = U(7, 20);
-      c.cin = 16 * U(1, 3) + (iter % 2 ? U(1, 7) : 0);
+      c.cin = 8 * U(1, 6) + (iter % 2 ? U(1, 7) : 0);  // 16-channel blocks, an 8-channel block, a tail
       c.mult = 1;
     }
     c.cout = depthwise ? c.cin * c.mult : U(1, 40);
