@@ -135,6 +135,45 @@ void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w,
   }
 }
 
+// A panel's last columns when at most 8 are left (e.g. 8 output channels):
+// only the first 8 columns of the panel are computed.
+template <int MR>
+void TileRequantHalf(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, const Requant& q,
+                     uint8_t* c, size_t ldc, int cols) {
+  const int16_t* wp = w.packed.data() + static_cast<size_t>(panel) * pairs * 32;
+  const size_t col0 = static_cast<size_t>(panel) * kQGemmPanelWidth;
+  __m256i acc[MR];
+  const int32_t* rows[MR];
+  const __m256i bias = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias.data() + col0));
+  for (int r = 0; r < MR; ++r) {
+    acc[r] = bias;
+    rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
+  }
+  for (int p = 0; p < pairs; ++p, wp += 32) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp));
+    for (int r = 0; r < MR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, rows[r] + p, sizeof(pair));
+      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(pair), w0));
+    }
+  }
+  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
+  for (int r = 0; r < MR; ++r) {
+    const __m256 f = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[r]), s0), q.lo), q.hi);
+    const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(f), q.zp);
+    const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+    const __m128i bytes = q.is_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
+    if (cols == 8) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
+    } else {
+      alignas(16) uint8_t tmp[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+      std::memcpy(dst, tmp, static_cast<size_t>(cols));
+    }
+  }
+}
+
 template <int MR>
 void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, int32_t* c, size_t ldc,
              int cols) {
@@ -164,6 +203,22 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGe
     const int panel = n0 / kQGemmPanelWidth;
     const int cols = std::min(kQGemmPanelWidth, n_end - n0);
     int r = 0;
+    if (cols <= 8) {
+      for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) {
+        TileRequantHalf<kQGemmTileRows>(pairs, a + r * lda, lda, w, panel, q, c + r * ldc + n0, ldc, cols);
+      }
+      const int16_t* ar = a + r * lda;
+      uint8_t* cr = c + r * ldc + n0;
+      switch (m - r) {
+        case 1: TileRequantHalf<1>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+        case 2: TileRequantHalf<2>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+        case 3: TileRequantHalf<3>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+        case 4: TileRequantHalf<4>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+        case 5: TileRequantHalf<5>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
+        default: break;
+      }
+      continue;
+    }
     for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) {
       TileRequant<kQGemmTileRows>(pairs, a + r * lda, lda, w, panel, q, c + r * ldc + n0, ldc, cols);
     }

@@ -166,7 +166,8 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   const size_t row_stride = QGemmRowStride(depth_);
   const int max_rows = static_cast<int>(std::clamp<size_t>(kBlockElements / row_stride, kQGemmTileRows, kMaxRowsPerTask));
   partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
-  slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_stride * sizeof(int16_t) + 64;
+  // + 64 for the alignment, + 32 for the last row's short-filter-row spill (Im2col).
+  slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_stride * sizeof(int16_t) + 64 + 32;
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_);
 
   if (packed_from_ != filter.data) {
@@ -194,13 +195,19 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
   const size_t image_bytes = static_cast<size_t>(in_h_) * in_w_ * in_c_;
   const int tap = group_in_c_;
   const int filter_row = filter_w_ * group_in_c_;
+  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
   int ox = m0 % out_w_;
   int oy = (m0 / out_w_) % out_h_;
   int b = m0 / (out_w_ * out_h_);
   const uint8_t* channel_base = input + static_cast<size_t>(g) * group_in_c_;
+  const uint8_t* input_end = input + static_cast<size_t>(batch_) * image_bytes;
+  // A filter row shorter than 16 bytes (e.g. 3x3 over 3 channels) is widened
+  // as one 16-byte step; the extra lanes land where the next filter row (or
+  // the next pixel's row, or the scratch's slack) is written afterwards.
+  const bool short_rows = filter_row < 16;
   for (int m = m0; m < m1; ++m) {
-    int16_t* dst = rows + static_cast<size_t>(m - m0) * row_stride;
-    if (depth_ & 1) dst[depth_] = 0;
+    int16_t* const row = rows + static_cast<size_t>(m - m0) * row_stride;
+    int16_t* dst = row;
     const uint8_t* image = channel_base + static_cast<size_t>(b) * image_bytes;
     const int iy0 = oy * sh - pad_top_;
     const int ix0 = ox * sw - pad_left_;
@@ -213,7 +220,13 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
       }
       const uint8_t* src_row = image + static_cast<size_t>(iy) * in_w_ * in_c_;
       if (contiguous_row) {
-        WidenBytes(src_row + static_cast<size_t>(ix0) * in_c_, filter_row, xor_mask_, dst);
+        const uint8_t* src = src_row + static_cast<size_t>(ix0) * in_c_;
+        if (short_rows && src + 16 <= input_end) {
+          const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)), mask);
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_cvtepu8_epi16(v));
+        } else {
+          WidenBytes(src, filter_row, xor_mask_, dst);
+        }
         continue;
       }
       for (int kx = 0; kx < filter_w_; ++kx) {
@@ -225,6 +238,7 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
         }
       }
     }
+    if (depth_ & 1) row[depth_] = 0;  // after the rows: a short row's spill may cover it
     if (++ox == out_w_) {
       ox = 0;
       if (++oy == out_h_) {
