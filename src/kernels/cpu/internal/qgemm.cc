@@ -10,21 +10,34 @@ namespace relite::cpu {
 
 bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
                   bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
-                  QGemmWeights* out) {
+                  QGemmWeights* out, bool as_bytes) {
   out->n = n;
   out->k = k;
   out->pairs = QGemmPairs(k);
   out->panels = (n + kQGemmPanelWidth - 1) / kQGemmPanelWidth;
+  const bool is_signed = w_type == DataType::kInt8;
+  out->bytes = as_bytes;
+  out->signed_bytes = is_signed;
   const size_t cols = static_cast<size_t>(out->panels) * kQGemmPanelWidth;
-  out->packed.Resize(cols * static_cast<size_t>(out->pairs) * 2);
+  const size_t values = cols * static_cast<size_t>(out->pairs) * 2;
+  // The unused form keeps a minimal allocation.
+  out->packed.Resize(as_bytes ? 0 : values);
+  out->packed8.Resize(as_bytes ? values : 0);
+  out->zp.Resize(as_bytes ? cols : 0);
   out->bias.Resize(cols);
   out->scale.Resize(cols);
-  if ((out->packed.data() == nullptr && cols > 0) || out->bias.data() == nullptr || out->scale.data() == nullptr) {
+  if (out->packed.data() == nullptr || out->packed8.data() == nullptr || out->zp.data() == nullptr ||
+      out->bias.data() == nullptr || out->scale.data() == nullptr) {
     return false;
   }
   int16_t* packed = out->packed.data();
-  std::memset(packed, 0, out->packed.size() * sizeof(int16_t));
-  const bool is_signed = w_type == DataType::kInt8;
+  uint8_t* packed8 = out->packed8.data();
+  if (as_bytes) {
+    std::memset(packed8, 0, values);
+    std::memset(out->zp.data(), 0, cols * sizeof(int32_t));
+  } else {
+    std::memset(packed, 0, values * sizeof(int16_t));
+  }
   const auto* bytes = static_cast<const uint8_t*>(w);
   for (size_t col = 0; col < cols; ++col) {
     if (col >= static_cast<size_t>(n)) {
@@ -35,14 +48,20 @@ bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_strid
     const int32_t zp = w_zp_per_row ? w_zp[col] : w_zp[0];
     const uint8_t* row = bytes + col * row_stride;
     // Panel p, pair j: 16 columns x 2 values, columns 0-7 then 8-15.
-    int16_t* dst = packed + (col / kQGemmPanelWidth) * static_cast<size_t>(out->pairs) * 32 +
-                   (col % kQGemmPanelWidth) / 8 * 16 + (col % 8) * 2;
+    const size_t at = (col / kQGemmPanelWidth) * static_cast<size_t>(out->pairs) * 32 +
+                      (col % kQGemmPanelWidth) / 8 * 16 + (col % 8) * 2;
     int64_t sum = 0;
     for (int i = 0; i < k; ++i) {
       const int32_t v = (is_signed ? static_cast<int32_t>(static_cast<int8_t>(row[i])) : static_cast<int32_t>(row[i])) - zp;
-      dst[static_cast<size_t>(i / 2) * 32 + (i & 1)] = static_cast<int16_t>(v);
+      const size_t pos = at + static_cast<size_t>(i / 2) * 32 + (i & 1);
+      if (as_bytes) {
+        packed8[pos] = row[i];
+      } else {
+        packed[pos] = static_cast<int16_t>(v);
+      }
       sum += v;
     }
+    if (as_bytes) out->zp.data()[col] = zp;
     const int64_t b = (bias != nullptr ? bias[col] : 0) - static_cast<int64_t>(a_zp) * sum;
     out->bias.data()[col] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(b)));
     out->scale.data()[col] = scale_per_row ? scale[col] : scale[0];
@@ -174,6 +193,95 @@ void TileRequantHalf(int pairs, const int16_t* a, size_t lda, const QGemmWeights
   }
 }
 
+// Byte-packed weights (QGemmWeights::bytes): the same 6x16 tile, each pair
+// of weight rows widened from 32 bytes, the zero point applied once per row
+// through the row's sum: acc = bias + sum A*W - w_zp * sum A.
+template <int MR, bool kSigned>
+void TileRequantBytes(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, const Requant& q,
+                      const int32_t* row_sums, uint8_t* c, size_t ldc, int cols) {
+  const uint8_t* wp = w.packed8.data() + static_cast<size_t>(panel) * pairs * 32;
+  const size_t col0 = static_cast<size_t>(panel) * kQGemmPanelWidth;
+  const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias.data() + col0));
+  const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias.data() + col0 + 8));
+  const __m256i z0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.zp.data() + col0));
+  const __m256i z1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.zp.data() + col0 + 8));
+  __m256i acc[MR][2];
+  const int32_t* rows[MR];
+  for (int r = 0; r < MR; ++r) {
+    const __m256i sum = _mm256_set1_epi32(row_sums[r]);
+    acc[r][0] = _mm256_sub_epi32(b0, _mm256_mullo_epi32(z0, sum));
+    acc[r][1] = _mm256_sub_epi32(b1, _mm256_mullo_epi32(z1, sum));
+    rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
+  }
+  for (int p = 0; p < pairs; ++p, wp += 32) {
+    const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(wp));
+    const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(wp + 16));
+    const __m256i w0 = kSigned ? _mm256_cvtepi8_epi16(lo) : _mm256_cvtepu8_epi16(lo);
+    const __m256i w1 = kSigned ? _mm256_cvtepi8_epi16(hi) : _mm256_cvtepu8_epi16(hi);
+    for (int r = 0; r < MR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, rows[r] + p, sizeof(pair));
+      const __m256i av = _mm256_set1_epi32(pair);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, w1));
+    }
+  }
+  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
+  const __m256 s1 = _mm256_load_ps(w.scale.data() + col0 + 8);
+  for (int r = 0; r < MR; ++r) {
+    const __m128i bytes = RequantizeTile(acc[r][0], acc[r][1], s0, s1, q);
+    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
+    if (cols == kQGemmPanelWidth) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
+    } else {
+      alignas(16) uint8_t tmp[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+      std::memcpy(dst, tmp, static_cast<size_t>(cols));
+    }
+  }
+}
+
+// Sum of a widened row (values 0..255, n int16).
+int32_t RowSum(const int16_t* a, size_t n) {
+  __m256i acc = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)), ones));
+  }
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  int32_t sum = 0;
+  for (int32_t v : lanes) sum += v;
+  for (; i < n; ++i) sum += a[i];
+  return sum;
+}
+
+template <bool kSigned>
+void QGemmBytes(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const Requant& q, uint8_t* c, size_t ldc,
+                int n_begin, int n_end) {
+  const size_t row_values = QGemmRowStride(w.k);
+  for (int r0 = 0; r0 < m; r0 += kQGemmTileRows) {
+    const int mr = std::min(kQGemmTileRows, m - r0);
+    int32_t sums[kQGemmTileRows];
+    for (int r = 0; r < mr; ++r) sums[r] = RowSum(a + static_cast<size_t>(r0 + r) * lda, row_values);
+    const int16_t* ar = a + static_cast<size_t>(r0) * lda;
+    for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
+      const int panel = n0 / kQGemmPanelWidth;
+      const int cols = std::min(kQGemmPanelWidth, n_end - n0);
+      uint8_t* cr = c + static_cast<size_t>(r0) * ldc + n0;
+      switch (mr) {
+        case 1: TileRequantBytes<1, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+        case 2: TileRequantBytes<2, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+        case 3: TileRequantBytes<3, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+        case 4: TileRequantBytes<4, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+        case 5: TileRequantBytes<5, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+        default: TileRequantBytes<kQGemmTileRows, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
+      }
+    }
+  }
+}
+
 template <int MR>
 void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, int32_t* c, size_t ldc,
              int cols) {
@@ -198,6 +306,14 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGe
   q.hi = _mm256_set1_ps(static_cast<float>(out.qmax - out.zero_point));
   q.zp = _mm256_set1_epi32(out.zero_point);
   q.is_signed = out.type == DataType::kInt8;
+  if (w.bytes) {
+    if (w.signed_bytes) {
+      QGemmBytes<true>(m, a, lda, w, q, c, ldc, n_begin, n_end);
+    } else {
+      QGemmBytes<false>(m, a, lda, w, q, c, ldc, n_begin, n_end);
+    }
+    return;
+  }
   const int pairs = w.pairs;
   for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
     const int panel = n0 / kQGemmPanelWidth;

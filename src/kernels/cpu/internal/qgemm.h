@@ -58,10 +58,20 @@ inline size_t QGemmRowStride(int k) { return static_cast<size_t>(QGemmPairs(k)) 
 inline uint8_t QGemmInputBias(DataType type) { return type == DataType::kInt8 ? 0x80 : 0x00; }
 
 // Packed weights with their folded bias and per-column requantization scale.
+//
+// For products of one or two rows (a fully connected layer at batch 1, a
+// convolution with one output pixel) the weights are the traffic: they are
+// then packed as their raw bytes (`bytes`), half the size of the int16
+// panels, widened on the fly, and the zero point is applied per row as
+// w_zp[n] * sum_k A[m][k] instead of per weight.
 struct QGemmWeights {
   int n = 0, k = 0;
   int pairs = 0, panels = 0;
-  AlignedArray<int16_t> packed;  // panels * pairs * 32
+  bool bytes = false;            // packed8 + zp hold the weights instead of packed
+  bool signed_bytes = false;     // packed8 holds int8 (else uint8)
+  AlignedArray<int16_t> packed;  // panels * pairs * 32: W - w_zp
+  AlignedArray<uint8_t> packed8; // panels * pairs * 32: raw W, same layout
+  AlignedArray<int32_t> zp;      // panels * 16: w_zp per column (with packed8)
   AlignedArray<int32_t> bias;    // panels * 16: bias[n] - a_zp * sum_k (W - w_zp)
   AlignedArray<float> scale;     // panels * 16
   const void* packed_from = nullptr;
@@ -72,10 +82,14 @@ struct QGemmWeights {
 // `w_zp_per_row` is false). `bias` (n int32) may be null. `a_zp` is the
 // activation zero point after the int8 bias (zp + 128 for int8). `scale` is
 // one float per row (or one for all when `scale_per_row` is false).
-// Returns false when out of memory.
+// `as_bytes` packs the raw bytes (see QGemmWeights; only QGemm reads them,
+// not QGemmAcc). Returns false when out of memory.
 bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
                   bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
-                  QGemmWeights* out);
+                  QGemmWeights* out, bool as_bytes = false);
+
+// Whether a product of `rows` rows should use byte-packed weights.
+inline bool QGemmPrefersBytes(int64_t rows) { return rows <= 2; }
 
 struct QGemmOutput {
   DataType type = DataType::kUInt8;  // uint8 or int8
@@ -93,7 +107,8 @@ void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t 
 void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c, size_t ldc,
            int n_begin, int n_end);
 
-// Raw int32 accumulators (bias included) instead of requantized bytes:
+// Raw int32 accumulators (bias included) instead of requantized bytes (int16
+// panels only):
 // C32 (pointing at column n_begin) row stride ldc in int32 elements. For the arithmetic of TFLite's
 // builtin kernels, applied by the caller.
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmWeights& w, int32_t* c, size_t ldc, int n_begin,

@@ -170,7 +170,8 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_stride * sizeof(int16_t) + 64 + 32;
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_);
 
-  if (packed_from_ != filter.data) {
+  const bool as_bytes = QGemmPrefersBytes(rows_);
+  if (packed_from_ != filter.data || packed_.empty() || packed_[0].bytes != as_bytes) {
     const std::vector<float> scales = XnnScales(in_q_.scale, w_q_.scale, out_q_.scale);
     packed_.resize(static_cast<size_t>(groups_));
     const auto* w = static_cast<const uint8_t*>(filter.data);
@@ -179,7 +180,7 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
       const size_t o0 = static_cast<size_t>(g) * group_out_c_;
       if (!QPackWeights(w + o0 * depth_, filter.type, group_out_c_, depth_, static_cast<size_t>(depth_),
                         w_q_.zero_point.data() + o0, true, b != nullptr ? b + o0 : nullptr, a_zp, scales.data() + o0,
-                        true, &packed_[static_cast<size_t>(g)])) {
+                        true, &packed_[static_cast<size_t>(g)], as_bytes)) {
         return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
       }
     }

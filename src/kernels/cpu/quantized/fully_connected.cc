@@ -40,7 +40,10 @@ class QuantizedFullyConnectedKernel final : public Kernel {
   Status Eval(KernelContext& ctx) override;
 
  private:
-  void Pack(const KernelContext& ctx, const void* weights, const int32_t* bias);
+  // False when out of memory.
+  bool Pack(const KernelContext& ctx, const void* weights, const int32_t* bias);
+  // One or two rows per product: the weights are the traffic (QGemmWeights).
+  bool PackAsBytes() const { return arithmetic_ == Arithmetic::kXnnpack && QGemmPrefersBytes(batch_); }
   void EvalInt16(KernelContext& ctx) const;
 
   FullyConnectedParams params_;
@@ -147,27 +150,27 @@ Status QuantizedFullyConnectedKernel::Prepare(KernelContext& ctx) {
   }
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_);
   if (constant_) {
-    if (packed_.packed_from != weights.data) {
-      Pack(ctx, weights.data, ctx.has_input(2) ? ctx.input(2).data_as<int32_t>() : nullptr);
-      if (packed_.packed.data() == nullptr) return InternalError(ctx.node().Describe() + ": out of memory packing weights");
+    if (packed_.packed_from != weights.data || packed_.bytes != PackAsBytes()) {
+      if (!Pack(ctx, weights.data, ctx.has_input(2) ? ctx.input(2).data_as<int32_t>() : nullptr)) {
+        return InternalError(ctx.node().Describe() + ": out of memory packing weights");
+      }
       packed_.packed_from = weights.data;
     }
   } else {
     // Sized now so that Eval only refills it.
     packed_.packed_from = nullptr;
     std::vector<uint8_t> zeros(static_cast<size_t>(units_) * depth_);
-    Pack(ctx, zeros.data(), nullptr);
-    if (packed_.packed.data() == nullptr) return InternalError(ctx.node().Describe() + ": out of memory packing weights");
+    if (!Pack(ctx, zeros.data(), nullptr)) return InternalError(ctx.node().Describe() + ": out of memory packing weights");
   }
   return Status::Ok();
 }
 
-void QuantizedFullyConnectedKernel::Pack(const KernelContext& ctx, const void* weights, const int32_t* bias) {
+bool QuantizedFullyConnectedKernel::Pack(const KernelContext& ctx, const void* weights, const int32_t* bias) {
   (void)ctx;
   const int32_t a_zp = in_q_.zero_point + (in_type_ == DataType::kInt8 ? 128 : 0);
   const std::vector<float>& scale = arithmetic_ == Arithmetic::kXnnpack ? scales_ : w_q_.scale;
-  QPackWeights(weights, w_type_, units_, depth_, static_cast<size_t>(depth_), w_q_.zero_point.data(), true, bias, a_zp,
-               scale.data(), true, &packed_);
+  return QPackWeights(weights, w_type_, units_, depth_, static_cast<size_t>(depth_), w_q_.zero_point.data(), true, bias,
+                      a_zp, scale.data(), true, &packed_, PackAsBytes());
 }
 
 void QuantizedFullyConnectedKernel::EvalInt16(KernelContext& ctx) const {
@@ -205,7 +208,9 @@ Status QuantizedFullyConnectedKernel::Eval(KernelContext& ctx) {
     EvalInt16(ctx);
     return Status::Ok();
   }
-  if (!constant_) Pack(ctx, ctx.input(1).data, ctx.has_input(2) ? ctx.input(2).data_as<int32_t>() : nullptr);
+  if (!constant_ && !Pack(ctx, ctx.input(1).data, ctx.has_input(2) ? ctx.input(2).data_as<int32_t>() : nullptr)) {
+    return InternalError(ctx.node().Describe() + ": out of memory packing weights");
+  }
   const auto* input = ctx.input(0).data_as<uint8_t>();
   auto* output = ctx.output(0).data_as<uint8_t>();
   char* scratch = static_cast<char*>(ctx.scratch());
