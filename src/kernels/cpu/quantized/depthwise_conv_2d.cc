@@ -373,15 +373,50 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
       StoreBlock(acc_a, acc_b, sa, sb, k, out);
     }
   }
-  if (block8_) {
-    const uint8_t* row_taps[10];
-    uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + vec_c_;
-    size_t offset = first + static_cast<size_t>(vec_c_);
-    for (int ox = interior_begin_; ox < interior_end_; ++ox, offset += step, out += c_total) {
-      for (int t = 0; t < 9; ++t) row_taps[t] = tap[t] + offset;
-      row_taps[9] = row_taps[8];  // weights of the tenth tap are zero
-      RunBlock8(row_taps, 0, k, out);
+  if (!block8_) return;
+  // The 8-channel block, two output pixels per step: pixel ox in the low
+  // 128-bit lane, ox + 1 in the high one, the weights repeated in both.
+  __m256i w8[10];
+  for (int i = 0; i < 10; ++i) {
+    w8[i] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(w8_.data() + 8 * i)));
+  }
+  const __m256i bias_lo = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data())));
+  const __m256i bias_hi =
+      _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data() + 4)));
+  const __m256 s_lo = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data()));
+  const __m256 s_hi = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data() + 4));
+  const __m128i xor8 = k.xor_mask;
+  auto load_pair = [&](int t, size_t offset) {
+    const __m128i two = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset)),
+                                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset + step)));
+    return _mm256_cvtepu8_epi16(_mm_xor_si128(two, xor8));
+  };
+  uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + vec_c_;
+  size_t offset = first + static_cast<size_t>(vec_c_);
+  int ox = interior_begin_;
+  for (; ox + 2 <= interior_end_; ox += 2, offset += 2 * step, out += 2 * c_total) {
+    __m256i acc_lo = bias_lo, acc_hi = bias_hi;
+#pragma GCC unroll 5
+    for (int p = 0; p < 5; ++p) {
+      const __m256i x0 = load_pair(2 * p, offset);
+      const __m256i x1 = p < 4 ? load_pair(2 * p + 1, offset) : x0;
+      acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w8[2 * p]));
+      acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w8[2 * p + 1]));
     }
+    const __m256 f_lo = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_lo), s_lo), k.lo), k.hi);
+    const __m256 f_hi = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_hi), s_hi), k.lo), k.hi);
+    // Per lane: channels 0-3 then 4-7 as int16, then bytes.
+    const __m256i w16 = _mm256_packs_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(f_lo), k.out_zp),
+                                           _mm256_add_epi32(_mm256_cvtps_epi32(f_hi), k.out_zp));
+    const __m256i bytes = k.is_signed ? _mm256_packs_epi16(w16, w16) : _mm256_packus_epi16(w16, w16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + c_total), _mm256_extracti128_si256(bytes, 1));
+  }
+  if (ox < interior_end_) {
+    const uint8_t* row_taps[10];
+    for (int t = 0; t < 9; ++t) row_taps[t] = tap[t] + offset;
+    row_taps[9] = row_taps[8];  // weights of the tenth tap are zero
+    RunBlock8(row_taps, 0, k, out);
   }
 }
 
