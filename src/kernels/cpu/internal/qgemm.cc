@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace relite::cpu {
 
@@ -87,21 +88,32 @@ void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t 
 
 namespace {
 
-template <int MR>
-inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w, const int32_t* bias,
-                       __m256i acc[MR][2]) {
-  const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias));
-  const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias + 8));
-  const int32_t* rows[MR];
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = b0;
-    acc[r][1] = b1;
-    rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
+// Calls tile(std::integral_constant<int, MR>{}, r) for the row blocks
+// [r, r + MR) that cover [0, m): full tiles of kQGemmTileRows, then the rest.
+template <typename Tile>
+inline void ForEachRowTile(int m, Tile&& tile) {
+  int r = 0;
+  for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) tile(std::integral_constant<int, kQGemmTileRows>{}, r);
+  switch (m - r) {
+    case 1: tile(std::integral_constant<int, 1>{}, r); break;
+    case 2: tile(std::integral_constant<int, 2>{}, r); break;
+    case 3: tile(std::integral_constant<int, 3>{}, r); break;
+    case 4: tile(std::integral_constant<int, 4>{}, r); break;
+    case 5: tile(std::integral_constant<int, 5>{}, r); break;
+    default: break;
   }
+  static_assert(kQGemmTileRows == 6, "the remainder cases above cover 1..kQGemmTileRows-1 rows");
+}
+
+// acc[r] += sum over the k-pairs of row r's pair times the pair's two weight
+// vectors (columns 0-7, 8-15), which load_pair(p, &w0, &w1) provides.
+template <int MR, typename LoadPair>
+inline void AccumulatePairs(int pairs, const int16_t* a, size_t lda, LoadPair&& load_pair, __m256i acc[MR][2]) {
+  const int32_t* rows[MR];
+  for (int r = 0; r < MR; ++r) rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
   for (int p = 0; p < pairs; ++p) {
-    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
-    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + 16));
-    w += 32;
+    __m256i w0, w1;
+    load_pair(p, &w0, &w1);
     for (int r = 0; r < MR; ++r) {
       int32_t pair;
       std::memcpy(&pair, rows[r] + p, sizeof(pair));
@@ -110,6 +122,25 @@ inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, w1));
     }
   }
+}
+
+// The int16 panels: acc = bias + sum A * (W - w_zp).
+template <int MR>
+inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w, const int32_t* bias,
+                       __m256i acc[MR][2]) {
+  const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias));
+  const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(bias + 8));
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = b0;
+    acc[r][1] = b1;
+  }
+  AccumulatePairs<MR>(
+      pairs, a, lda,
+      [w](int p, __m256i* w0, __m256i* w1) {
+        *w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + static_cast<size_t>(p) * 32));
+        *w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + static_cast<size_t>(p) * 32 + 16));
+      },
+      acc);
 }
 
 struct Requant {
@@ -132,6 +163,30 @@ inline __m128i RequantizeTile(__m256i acc0, __m256i acc1, __m256 s0, __m256 s1, 
   return q.is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
 }
 
+// The first `cols` of 16 bytes to dst (whole 16- and 8-byte runs in one store).
+inline void StoreColumns(__m128i bytes, int cols, uint8_t* dst) {
+  if (cols == kQGemmPanelWidth) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
+  } else if (cols == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
+  } else {
+    alignas(16) uint8_t tmp[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+    std::memcpy(dst, tmp, static_cast<size_t>(cols));
+  }
+}
+
+// Requantizes a tile's accumulators (panel columns from col0) into C.
+template <int MR>
+inline void StoreTile(__m256i acc[MR][2], const QGemmWeights& w, size_t col0, const Requant& q, uint8_t* c,
+                      size_t ldc, int cols) {
+  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
+  const __m256 s1 = _mm256_load_ps(w.scale.data() + col0 + 8);
+  for (int r = 0; r < MR; ++r) {
+    StoreColumns(RequantizeTile(acc[r][0], acc[r][1], s0, s1, q), cols, c + static_cast<size_t>(r) * ldc);
+  }
+}
+
 template <int MR>
 void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w, int panel, const Requant& q,
                  uint8_t* c, size_t ldc, int cols) {
@@ -139,19 +194,7 @@ void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmWeights& w,
   const int16_t* wp = w.packed.data() + static_cast<size_t>(panel) * pairs * 32;
   const size_t col0 = static_cast<size_t>(panel) * kQGemmPanelWidth;
   Accumulate<MR>(pairs, a, lda, wp, w.bias.data() + col0, acc);
-  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
-  const __m256 s1 = _mm256_load_ps(w.scale.data() + col0 + 8);
-  for (int r = 0; r < MR; ++r) {
-    const __m128i bytes = RequantizeTile(acc[r][0], acc[r][1], s0, s1, q);
-    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
-    if (cols == kQGemmPanelWidth) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
-    } else {
-      alignas(16) uint8_t tmp[16];
-      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
-      std::memcpy(dst, tmp, static_cast<size_t>(cols));
-    }
-  }
+  StoreTile<MR>(acc, w, col0, q, c, ldc, cols);
 }
 
 // A panel's last columns when at most 8 are left (e.g. 8 output channels):
@@ -182,14 +225,7 @@ void TileRequantHalf(int pairs, const int16_t* a, size_t lda, const QGemmWeights
     const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(f), q.zp);
     const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
     const __m128i bytes = q.is_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
-    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
-    if (cols == 8) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
-    } else {
-      alignas(16) uint8_t tmp[16];
-      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
-      std::memcpy(dst, tmp, static_cast<size_t>(cols));
-    }
+    StoreColumns(bytes, cols, c + static_cast<size_t>(r) * ldc);
   }
 }
 
@@ -206,39 +242,21 @@ void TileRequantBytes(int pairs, const int16_t* a, size_t lda, const QGemmWeight
   const __m256i z0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.zp.data() + col0));
   const __m256i z1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.zp.data() + col0 + 8));
   __m256i acc[MR][2];
-  const int32_t* rows[MR];
   for (int r = 0; r < MR; ++r) {
     const __m256i sum = _mm256_set1_epi32(row_sums[r]);
     acc[r][0] = _mm256_sub_epi32(b0, _mm256_mullo_epi32(z0, sum));
     acc[r][1] = _mm256_sub_epi32(b1, _mm256_mullo_epi32(z1, sum));
-    rows[r] = reinterpret_cast<const int32_t*>(a + static_cast<size_t>(r) * lda);
   }
-  for (int p = 0; p < pairs; ++p, wp += 32) {
-    const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(wp));
-    const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(wp + 16));
-    const __m256i w0 = kSigned ? _mm256_cvtepi8_epi16(lo) : _mm256_cvtepu8_epi16(lo);
-    const __m256i w1 = kSigned ? _mm256_cvtepi8_epi16(hi) : _mm256_cvtepu8_epi16(hi);
-    for (int r = 0; r < MR; ++r) {
-      int32_t pair;
-      std::memcpy(&pair, rows[r] + p, sizeof(pair));
-      const __m256i av = _mm256_set1_epi32(pair);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, w0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, w1));
-    }
-  }
-  const __m256 s0 = _mm256_load_ps(w.scale.data() + col0);
-  const __m256 s1 = _mm256_load_ps(w.scale.data() + col0 + 8);
-  for (int r = 0; r < MR; ++r) {
-    const __m128i bytes = RequantizeTile(acc[r][0], acc[r][1], s0, s1, q);
-    uint8_t* dst = c + static_cast<size_t>(r) * ldc;
-    if (cols == kQGemmPanelWidth) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
-    } else {
-      alignas(16) uint8_t tmp[16];
-      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
-      std::memcpy(dst, tmp, static_cast<size_t>(cols));
-    }
-  }
+  AccumulatePairs<MR>(
+      pairs, a, lda,
+      [wp](int p, __m256i* w0, __m256i* w1) {
+        const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(wp + static_cast<size_t>(p) * 32));
+        const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(wp + static_cast<size_t>(p) * 32 + 16));
+        *w0 = kSigned ? _mm256_cvtepi8_epi16(lo) : _mm256_cvtepu8_epi16(lo);
+        *w1 = kSigned ? _mm256_cvtepi8_epi16(hi) : _mm256_cvtepu8_epi16(hi);
+      },
+      acc);
+  StoreTile<MR>(acc, w, col0, q, c, ldc, cols);
 }
 
 // Sum of a widened row (values 0..255, n int16).
@@ -257,29 +275,20 @@ int32_t RowSum(const int16_t* a, size_t n) {
   return sum;
 }
 
+// Rows outer, panels inner: each row block's sums are taken once.
 template <bool kSigned>
 void QGemmBytes(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const Requant& q, uint8_t* c, size_t ldc,
                 int n_begin, int n_end) {
   const size_t row_values = QGemmRowStride(w.k);
-  for (int r0 = 0; r0 < m; r0 += kQGemmTileRows) {
-    const int mr = std::min(kQGemmTileRows, m - r0);
-    int32_t sums[kQGemmTileRows];
-    for (int r = 0; r < mr; ++r) sums[r] = RowSum(a + static_cast<size_t>(r0 + r) * lda, row_values);
-    const int16_t* ar = a + static_cast<size_t>(r0) * lda;
+  ForEachRowTile(m, [&](auto rows, int r0) {
+    constexpr int MR = decltype(rows)::value;
+    int32_t sums[MR];
+    for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r0 + r) * lda, row_values);
     for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
-      const int panel = n0 / kQGemmPanelWidth;
-      const int cols = std::min(kQGemmPanelWidth, n_end - n0);
-      uint8_t* cr = c + static_cast<size_t>(r0) * ldc + n0;
-      switch (mr) {
-        case 1: TileRequantBytes<1, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-        case 2: TileRequantBytes<2, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-        case 3: TileRequantBytes<3, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-        case 4: TileRequantBytes<4, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-        case 5: TileRequantBytes<5, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-        default: TileRequantBytes<kQGemmTileRows, kSigned>(w.pairs, ar, lda, w, panel, q, sums, cr, ldc, cols); break;
-      }
+      TileRequantBytes<MR, kSigned>(w.pairs, a + static_cast<size_t>(r0) * lda, lda, w, n0 / kQGemmPanelWidth, q, sums,
+                                    c + static_cast<size_t>(r0) * ldc + n0, ldc, std::min(kQGemmPanelWidth, n_end - n0));
     }
-  }
+  });
 }
 
 template <int MR>
@@ -318,37 +327,16 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGe
   for (int n0 = n_begin; n0 < n_end; n0 += kQGemmPanelWidth) {
     const int panel = n0 / kQGemmPanelWidth;
     const int cols = std::min(kQGemmPanelWidth, n_end - n0);
-    int r = 0;
-    if (cols <= 8) {
-      for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) {
-        TileRequantHalf<kQGemmTileRows>(pairs, a + r * lda, lda, w, panel, q, c + r * ldc + n0, ldc, cols);
+    ForEachRowTile(m, [&](auto rows, int r) {
+      constexpr int MR = decltype(rows)::value;
+      const int16_t* ar = a + static_cast<size_t>(r) * lda;
+      uint8_t* cr = c + static_cast<size_t>(r) * ldc + n0;
+      if (cols <= 8) {
+        TileRequantHalf<MR>(pairs, ar, lda, w, panel, q, cr, ldc, cols);
+      } else {
+        TileRequant<MR>(pairs, ar, lda, w, panel, q, cr, ldc, cols);
       }
-      const int16_t* ar = a + r * lda;
-      uint8_t* cr = c + r * ldc + n0;
-      switch (m - r) {
-        case 1: TileRequantHalf<1>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-        case 2: TileRequantHalf<2>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-        case 3: TileRequantHalf<3>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-        case 4: TileRequantHalf<4>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-        case 5: TileRequantHalf<5>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-        default: break;
-      }
-      continue;
-    }
-    for (; r + kQGemmTileRows <= m; r += kQGemmTileRows) {
-      TileRequant<kQGemmTileRows>(pairs, a + r * lda, lda, w, panel, q, c + r * ldc + n0, ldc, cols);
-    }
-    const int8_t left = static_cast<int8_t>(m - r);
-    const int16_t* ar = a + r * lda;
-    uint8_t* cr = c + r * ldc + n0;
-    switch (left) {
-      case 1: TileRequant<1>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-      case 2: TileRequant<2>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-      case 3: TileRequant<3>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-      case 4: TileRequant<4>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-      case 5: TileRequant<5>(pairs, ar, lda, w, panel, q, cr, ldc, cols); break;
-      default: break;
-    }
+    });
   }
 }
 
