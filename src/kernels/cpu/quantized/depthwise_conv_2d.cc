@@ -256,15 +256,34 @@ inline __m256i WidenTap(const uint8_t* p, __m128i xor_mask) {
   return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), xor_mask));
 }
 
+// Requantizes two accumulators (scales sa, sb lane by lane) and packs them
+// to int16 per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7].
+inline __m256i RequantizeToInt16(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k) {
+  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), k.lo), k.hi);
+  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), k.lo), k.hi);
+  return _mm256_packs_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fa), k.out_zp),
+                            _mm256_add_epi32(_mm256_cvtps_epi32(fb), k.out_zp));
+}
+
+// The nine taps of a 3x3 window as five tap pairs onto two accumulators:
+// load(t) widens tap t; the tenth tap's weights are zero, so it repeats the
+// ninth. Lane order as the weights were packed (unpacklo/hi of the pair).
+template <typename LoadTap>
+inline void Accumulate3x3(LoadTap&& load, const __m256i w[10], __m256i* acc_a, __m256i* acc_b) {
+#pragma GCC unroll 5
+  for (int p = 0; p < 5; ++p) {
+    const __m256i x0 = load(2 * p);
+    const __m256i x1 = p < 4 ? load(2 * p + 1) : x0;
+    *acc_a = _mm256_add_epi32(*acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
+    *acc_b = _mm256_add_epi32(*acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
+  }
+}
+
 // Requantizes two accumulators of a 16-channel block (lane order A: 0-3,
 // 8-11; B: 4-7, 12-15) and stores the 16 bytes.
 inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k, uint8_t* out) {
-  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), k.lo), k.hi);
-  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), k.lo), k.hi);
-  const __m256i ia = _mm256_add_epi32(_mm256_cvtps_epi32(fa), k.out_zp);
-  const __m256i ib = _mm256_add_epi32(_mm256_cvtps_epi32(fb), k.out_zp);
-  // packs per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
-  const __m256i w16 = _mm256_packs_epi32(ia, ib);
+  // [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
+  const __m256i w16 = RequantizeToInt16(acc_a, acc_b, sa, sb, k);
   const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
   const __m128i bytes = k.is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
@@ -348,10 +367,8 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
   }
   const size_t step = static_cast<size_t>(params_.stride_w) * c_total;
   const size_t first = static_cast<size_t>(interior_begin_ * params_.stride_w - pad_left_) * c_total;
-  auto load_tap = [&](int t, size_t offset) { return WidenTap(tap[t] + offset, k.xor_mask); };
   for (int c0 = 0; c0 < vec_c_; c0 += 16) {
     const int blk = c0 / 16;
-    // Five tap pairs; the tenth tap's weights are zero, so it pairs with any input.
     const int16_t* wp = wpacked_.data() + static_cast<size_t>(blk) * 5 * 32;
     __m256i w[10];
     for (int i = 0; i < 10; ++i) w[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16 * i));
@@ -363,13 +380,7 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
     uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + c0;
     for (int ox = interior_begin_; ox < interior_end_; ++ox, offset += step, out += c_total) {
       __m256i acc_a = bias_a, acc_b = bias_b;
-#pragma GCC unroll 5
-      for (int p = 0; p < 5; ++p) {
-        const __m256i x0 = load_tap(2 * p, offset);
-        const __m256i x1 = p < 4 ? load_tap(2 * p + 1, offset) : x0;
-        acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
-        acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
-      }
+      Accumulate3x3([&](int t) { return WidenTap(tap[t] + offset, k.xor_mask); }, w, &acc_a, &acc_b);
       StoreBlock(acc_a, acc_b, sa, sb, k, out);
     }
   }
@@ -385,29 +396,22 @@ void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uin
       _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data() + 4)));
   const __m256 s_lo = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data()));
   const __m256 s_hi = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data() + 4));
-  const __m128i xor8 = k.xor_mask;
-  auto load_pair = [&](int t, size_t offset) {
-    const __m128i two = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset)),
-                                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset + step)));
-    return _mm256_cvtepu8_epi16(_mm_xor_si128(two, xor8));
-  };
   uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + vec_c_;
   size_t offset = first + static_cast<size_t>(vec_c_);
   int ox = interior_begin_;
   for (; ox + 2 <= interior_end_; ox += 2, offset += 2 * step, out += 2 * c_total) {
     __m256i acc_lo = bias_lo, acc_hi = bias_hi;
-#pragma GCC unroll 5
-    for (int p = 0; p < 5; ++p) {
-      const __m256i x0 = load_pair(2 * p, offset);
-      const __m256i x1 = p < 4 ? load_pair(2 * p + 1, offset) : x0;
-      acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w8[2 * p]));
-      acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w8[2 * p + 1]));
-    }
-    const __m256 f_lo = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_lo), s_lo), k.lo), k.hi);
-    const __m256 f_hi = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_hi), s_hi), k.lo), k.hi);
+    // Tap t of pixels ox and ox + 1, one per lane.
+    Accumulate3x3(
+        [&](int t) {
+          const __m128i two =
+              _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset)),
+                                 _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset + step)));
+          return _mm256_cvtepu8_epi16(_mm_xor_si128(two, k.xor_mask));
+        },
+        w8, &acc_lo, &acc_hi);
     // Per lane: channels 0-3 then 4-7 as int16, then bytes.
-    const __m256i w16 = _mm256_packs_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(f_lo), k.out_zp),
-                                           _mm256_add_epi32(_mm256_cvtps_epi32(f_hi), k.out_zp));
+    const __m256i w16 = RequantizeToInt16(acc_lo, acc_hi, s_lo, s_hi, k);
     const __m256i bytes = k.is_signed ? _mm256_packs_epi16(w16, w16) : _mm256_packus_epi16(w16, w16);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + c_total), _mm256_extracti128_si256(bytes, 1));
