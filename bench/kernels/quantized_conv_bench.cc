@@ -55,7 +55,16 @@ bool Load(const ModelWriter& w, int threads, Loaded* out) {
   return true;
 }
 
-void RunInvokeLoop(benchmark::State& state, Loaded& m, double macs) {
+// Finishes the one-op model (graph input `in`, output `out`), loads it and
+// times Invoke().
+void RunOneOp(benchmark::State& state, ModelWriter& mw, int in, int out, int threads, double macs) {
+  mw.SetInputs({in});
+  mw.SetOutputs({out});
+  Loaded m;
+  if (!Load(mw, threads, &m)) {
+    state.SkipWithError("could not build the model");
+    return;
+  }
   for (auto _ : state) {
     if (!m.interpreter->Invoke().ok()) {
       state.SkipWithError("Invoke failed");
@@ -84,14 +93,7 @@ void BM_QuantizedConv2D(benchmark::State& state) {
   options.stride_w = options.stride_h = stride;
   options.activation = writer::Activation::kRelu6;
   mw.AddOp(BuiltinOp::kConv2D, {in, filter, bias}, {out}, options);
-  mw.SetInputs({in});
-  mw.SetOutputs({out});
-  Loaded m;
-  if (!Load(mw, threads, &m)) {
-    state.SkipWithError("could not build the model");
-    return;
-  }
-  RunInvokeLoop(state, m, static_cast<double>(oh) * ow * cout * k * k * cin);
+  RunOneOp(state, mw, in, out, threads, static_cast<double>(oh) * ow * cout * k * k * cin);
 }
 BENCHMARK(BM_QuantizedConv2D)
     ->ArgNames({"h", "w", "cin", "cout", "k", "s", "threads"})
@@ -119,14 +121,7 @@ void BM_QuantizedDepthwiseConv2D(benchmark::State& state) {
   options.stride_w = options.stride_h = stride;
   options.activation = writer::Activation::kRelu6;
   mw.AddOp(BuiltinOp::kDepthwiseConv2D, {in, filter, bias}, {out}, options);
-  mw.SetInputs({in});
-  mw.SetOutputs({out});
-  Loaded m;
-  if (!Load(mw, threads, &m)) {
-    state.SkipWithError("could not build the model");
-    return;
-  }
-  RunInvokeLoop(state, m, static_cast<double>(oh) * ow * c * k * k);
+  RunOneOp(state, mw, in, out, threads, static_cast<double>(oh) * ow * c * k * k);
 }
 BENCHMARK(BM_QuantizedDepthwiseConv2D)
     ->ArgNames({"h", "w", "c", "k", "s", "threads"})
@@ -147,14 +142,7 @@ void BM_QuantizedFullyConnected(benchmark::State& state) {
                                              PerTensor(0.02f * 0.01f, 0));
   const int out = mw.AddTensor(DataType::kUInt8, {batch, units}, "out", PerTensor(0.1f, 128));
   mw.AddOp(BuiltinOp::kFullyConnected, {in, weights, bias}, {out}, writer::FullyConnectedOptions{});
-  mw.SetInputs({in});
-  mw.SetOutputs({out});
-  Loaded m;
-  if (!Load(mw, threads, &m)) {
-    state.SkipWithError("could not build the model");
-    return;
-  }
-  RunInvokeLoop(state, m, static_cast<double>(batch) * depth * units);
+  RunOneOp(state, mw, in, out, threads, static_cast<double>(batch) * depth * units);
 }
 BENCHMARK(BM_QuantizedFullyConnected)
     ->ArgNames({"batch", "depth", "units", "threads"})
