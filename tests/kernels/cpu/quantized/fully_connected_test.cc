@@ -165,5 +165,45 @@ TEST(QuantizedFullyConnected, RandomMatchesReferenceAndFloat) {
   }
 }
 
+// Batch 1-2 packs the weights as bytes, larger batches as int16 panels, and
+// a resize across that line repacks them (either packing computes any batch
+// exactly; the choice is speed). Every repack, in both directions, must
+// leave the results exact.
+TEST(QuantizedFullyConnected, ResizeAcrossTheBytePackingLineStaysExact) {
+  std::mt19937 rng(9);
+  auto U = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+  FcSetup s;
+  s.depth = 37;
+  s.units = 21;
+  s.in_zp = 7;
+  s.out_zp = 120;
+  s.w_zp = 131;
+  std::vector<uint8_t> w(static_cast<size_t>(s.units) * s.depth);
+  for (auto& v : w) v = static_cast<uint8_t>(U(0, 255));
+  std::vector<int32_t> bias(static_cast<size_t>(s.units));
+  for (auto& v : bias) v = U(-3000, 3000);
+  SingleOpModel m;
+  const int in = m.AddInput(s.type, {1, s.depth}, Q({s.in_scale}, {s.in_zp}));
+  m.AddConstInputBytes(s.type, {s.units, s.depth}, w, Q(s.w_scale, {s.w_zp}));
+  m.AddConstInput<int32_t>(DataType::kInt32, {s.units}, bias, Q({s.in_scale * s.w_scale[0]}, {0}));
+  const int out = m.AddOutput(s.type, {1, s.units}, Q({s.out_scale}, {s.out_zp}));
+  m.SetBuiltinOp(tflite::BuiltinOperator::FULLY_CONNECTED, 4, tflite::BuiltinOptions::FullyConnectedOptions,
+                 tflite::CreateFullyConnectedOptions(m.fbb()).Union());
+  ASSERT_TRUE(m.Build().ok());
+  for (int batch : {1, 5, 2, 9, 1}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    if (batch != m.interpreter().input_tensor(0)->dim(0)) {
+      ASSERT_TRUE(m.interpreter().ResizeInputTensor(0, {batch, s.depth}).ok());
+      ASSERT_TRUE(m.interpreter().AllocateTensors().ok());
+    }
+    s.batch = batch;
+    std::vector<uint8_t> x(static_cast<size_t>(batch) * s.depth);
+    for (auto& v : x) v = static_cast<uint8_t>(U(0, 255));
+    m.SetInput<uint8_t>(in, x);
+    ASSERT_TRUE(m.Invoke().ok());
+    EXPECT_EQ(m.GetOutput<uint8_t>(out), Reference(s, x, w, bias, 0, 255));
+  }
+}
+
 }  // namespace
 }  // namespace relite
