@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace relite {
@@ -17,15 +18,25 @@ enum class StatusCode : int {
   kInternal,
   kUnavailable,        // a backend that cannot be used on this machine
   kIoError,
+  kResourceExhausted,  // a resource limit (InterpreterOptions::limits) or memory ran out
 };
 
 const char* StatusCodeName(StatusCode code);
 
+// Bytes from a model file (tensor, op and subgraph names, descriptions) made
+// safe to print: printable ASCII, well-formed UTF-8 and newlines/tabs (when
+// `keep_newlines`) pass; control bytes (terminal escape sequences), DEL and
+// invalid UTF-8 become "\xNN". Idempotent (a backslash stays as it is), so a
+// message built from other messages is not escaped twice.
+std::string EscapeUntrusted(std::string_view bytes, bool keep_newlines = false);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  // Messages embed names read from model files; they are escaped here (see
+  // EscapeUntrusted, newlines kept), once, so no error relite returns can
+  // carry raw control bytes to a terminal or log.
+  Status(StatusCode code, std::string message);
 
   static Status Ok() { return Status(); }
 
@@ -51,6 +62,7 @@ inline Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, 
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
+inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
 
 template <typename T>
 class [[nodiscard]] StatusOr {

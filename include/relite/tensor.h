@@ -49,6 +49,8 @@ template <> constexpr DataType DataTypeOf<uint16_t>() { return DataType::kFloat1
 
 using Shape = std::vector<int32_t>;
 
+// Product of the dimensions; saturates at INT64_MAX instead of wrapping
+// (and is 0 for a negative dimension).
 int64_t NumElements(const Shape& shape);
 // "[1,224,224,3]"
 std::string ShapeToString(const Shape& shape);

@@ -1,5 +1,6 @@
 #include "relite/tensor.h"
 
+#include <cstdint>
 #include <string>
 
 namespace relite {
@@ -49,8 +50,14 @@ size_t DataTypeSize(DataType type) {
 }
 
 int64_t NumElements(const Shape& shape) {
+  // Every shape relite holds was checked when it was set (the verifier,
+  // ResizeOutput, ResizeInputTensor), so this never saturates in practice;
+  // it still must not wrap (undefined behaviour) on a shape nobody checked.
   int64_t n = 1;
-  for (int32_t d : shape) n *= d;
+  for (int32_t d : shape) {
+    if (d < 0) return 0;
+    if (__builtin_mul_overflow(n, static_cast<int64_t>(d), &n)) return INT64_MAX;
+  }
   return n;
 }
 

@@ -34,8 +34,9 @@ std::vector<std::string> DelegationReport::Lines() const {
   for (const NodePlacement& p : nodes) {
     if (p.where != NodePlacement::Where::kCpu || !p.op_unsupported) continue;
     if (!seen.insert({p.builtin_code, p.op_name, p.version, p.reason}).second) continue;
+    // Names and reasons carry bytes from the model file: escaped for the terminal.
     lines.push_back(fmt::format("WARNING: op code #{} ({} v{}) cannot be handled by the {} delegate: {}", p.builtin_code,
-                                p.op_name, p.version, display_name, p.reason));
+                                EscapeUntrusted(p.op_name), p.version, display_name, EscapeUntrusted(p.reason)));
   }
   lines.push_back(Summary());
   return lines;
