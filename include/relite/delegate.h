@@ -15,10 +15,11 @@
 //   Status s = (*interp)->ModifyGraphWithDelegate(&delegate);   // all or nothing
 //   for (const std::string& line : (*interp)->delegation_reports().back().Lines()) ...
 //
-// Order of passes (Subgraph): read nodes and create every CPU kernel; mark the
-// nodes whose inputs are all constant (folded once on the CPU at allocation,
-// never offered to a delegate; their outputs are constants to the delegate);
-// apply delegates in the order given, each seeing the nodes the previous ones
+// Order of passes (Subgraph): read nodes and create every CPU kernel; fold
+// the nodes whose inputs are all constant (computed once on the CPU, when the
+// first delegate is applied or else at the first allocation; never offered
+// to a delegate; their outputs are constants to it, with the shapes and data
+// the CPU kernels computed); apply delegates in the order given, each seeing the nodes the previous ones
 // left (delegate nodes are never offered); at the first AllocateTensors, fuse
 // RELU-style clamps into their CPU producers (a partition kernel is offered
 // the fusion like any kernel); plan memory over the final execution plan.
@@ -42,11 +43,14 @@ class DelegateGraph {
   virtual ~DelegateGraph() = default;
   virtual const Model& model() const = 0;
   virtual int num_tensors() const = 0;
-  // Types, shapes (as declared by the model before any Prepare), quantization.
+  // Types, shapes, quantization: as the model declares them, except for
+  // constants (weights, and folded outputs: computed before the delegate is
+  // asked), whose shape and bytes are what verification and folding
+  // established. Activation shapes are the file's word only: a delegate must
+  // check them against its inputs as a kernel's Prepare would.
   virtual const Tensor& tensor(int tensor_index) const = 0;
-  // True for weights and for outputs of nodes folded at allocation time.
-  // Constant data may be read in the partition kernel's Prepare (folded
-  // outputs only hold data from the first AllocateTensors on).
+  // True for weights and for outputs of folded nodes; their data may be read
+  // during CheckNode and in the partition kernel.
   virtual bool is_constant(int tensor_index) const = 0;
   virtual bool is_graph_input(int tensor_index) const = 0;
   virtual bool is_graph_output(int tensor_index) const = 0;

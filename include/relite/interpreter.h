@@ -26,6 +26,20 @@ namespace relite {
 class ThreadPool;
 class Subgraph;
 
+// Bounds on what a model may demand: a .tflite file is untrusted input, and
+// a few edited bytes can declare tensors of gigabytes or minutes of work.
+// Exceeding one makes AllocateTensors (or ModifyGraphWithDelegate, for a
+// delegate's tensors) fail with ResourceExhausted naming the tensor or node.
+// 0 disables a bound. The defaults leave every model relite was tested with
+// a wide margin (docs/SECURITY.md lists the largest figures).
+struct ResourceLimits {
+  uint64_t max_arena_bytes = uint64_t{4} << 30;   // the planned activation arena
+  uint64_t max_tensor_bytes = uint64_t{1} << 30;  // any one tensor: activations, inputs, folded constants, variables
+  // Estimated multiply-accumulates of one Invoke (convolutions, matrix
+  // products; one per element moved for other ops), folded nodes included.
+  double max_macs = 2e11;
+};
+
 struct InterpreterOptions {
   // Worker threads for kernels; <= 0 means one per hardware core.
   int num_threads = -1;
@@ -33,6 +47,7 @@ struct InterpreterOptions {
   // intermediate values can be read after Invoke (for debugging and diffing
   // tools; costs memory).
   bool preserve_all_tensors = false;
+  ResourceLimits limits;
 };
 
 class Interpreter {
@@ -76,6 +91,9 @@ class Interpreter {
   size_t persistent_bytes() const;
   int num_threads() const;
   const Model& model() const { return model_; }
+  // The estimated multiply-accumulates of one Invoke (what limits.max_macs
+  // bounds), from the last AllocateTensors.
+  double estimated_macs() const;
 
   // Hands the nodes `delegate` supports to it (see relite/delegate.h): each
   // partition becomes one node, the rest keeps its CPU kernels. Returns an
@@ -117,6 +135,7 @@ class InterpreterBuilder {
   InterpreterBuilder(const Model& model, const OpResolver& resolver);
   InterpreterBuilder& SetNumThreads(int num_threads);
   InterpreterBuilder& SetPreserveAllTensors(bool preserve);
+  InterpreterBuilder& SetResourceLimits(const ResourceLimits& limits);
   // Applied in order by Build (as ModifyGraphWithDelegate); a delegate that
   // fails makes Build fail. Each delegate must outlive the interpreter.
   InterpreterBuilder& AddDelegate(Delegate* delegate);

@@ -14,6 +14,8 @@ struct Model;
 
 namespace relite {
 
+struct ModelFacts;
+
 class Model {
  public:
   // Maps the file read-only and verifies it (flatbuffers verifier + semantic
@@ -36,9 +38,15 @@ class Model {
   // Bytes of buffer `index` (inline or, for >2 GiB models, at an offset in
   // the file); empty span as {nullptr, 0}.
   std::pair<const uint8_t*, size_t> buffer(uint32_t index) const;
+  // What verification established about every tensor (element counts,
+  // constant data, graph inputs; src/core/model/model_facts.h): what
+  // relite's own code reads instead of the file's declared fields.
+  const ModelFacts& facts() const { return *facts_; }
 
  private:
   Model() = default;
+  static StatusOr<std::unique_ptr<Model>> Load(const std::string& path);
+  static StatusOr<std::unique_ptr<Model>> Copy(const void* data, size_t size, const std::string& name);
   static StatusOr<std::unique_ptr<Model>> Verify(std::unique_ptr<Model> model);
 
   std::string name_;
@@ -48,6 +56,7 @@ class Model {
   void* mapping_ = nullptr;  // mmap base when loaded from a file
   size_t mapping_size_ = 0;
   std::unique_ptr<uint8_t[], void (*)(void*)> copy_{nullptr, nullptr};
+  std::shared_ptr<const ModelFacts> facts_;
 };
 
 }  // namespace relite

@@ -160,6 +160,10 @@ class ModelWriter {
   void SetInputs(const std::vector<int>& inputs) { inputs_ = inputs; }
   void SetOutputs(const std::vector<int>& outputs) { outputs_ = outputs; }
   void SetSubgraphName(const std::string& name) { subgraph_name_ = name; }
+  // Writes every scalar field, even one at its default value (TFLite's
+  // converter leaves those out). Larger files, but every field is then in
+  // place for a structure-aware fuzzer to rewrite (fuzz/model_mutator.h).
+  void SetForceDefaults(bool force) { force_defaults_ = force; }
 
   int num_tensors() const { return static_cast<int>(tensors_.size()); }
   // Type and shape of a tensor already added (index not checked: use
@@ -192,6 +196,7 @@ class ModelWriter {
 
   std::string description_;
   std::string subgraph_name_ = "main";
+  bool force_defaults_ = false;
   std::vector<TensorSpec> tensors_;
   std::vector<OpSpec> ops_;
   std::vector<int> inputs_, outputs_;

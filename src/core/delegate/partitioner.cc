@@ -10,7 +10,10 @@
 namespace relite {
 namespace {
 
-// successors[i]: plan positions that read a tensor position i writes (sorted, unique).
+// successors[i]: plan positions that read a tensor position i writes, and the
+// writer of a (variable) tensor that position i reads before it is written:
+// that read must see the old value, so it stays before the write (sorted,
+// unique; the plan order is a valid order of this graph).
 std::vector<std::vector<int>> Successors(const std::vector<PlanEntry>& plan) {
   std::unordered_map<int, int> producer;
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -23,7 +26,12 @@ std::vector<std::vector<int>> Successors(const std::vector<PlanEntry>& plan) {
     for (int t : plan[j].inputs) {
       if (t < 0) continue;
       auto it = producer.find(t);
-      if (it != producer.end() && it->second != static_cast<int>(j)) succ[static_cast<size_t>(it->second)].push_back(static_cast<int>(j));
+      if (it == producer.end() || it->second == static_cast<int>(j)) continue;
+      if (it->second < static_cast<int>(j)) {
+        succ[static_cast<size_t>(it->second)].push_back(static_cast<int>(j));
+      } else {
+        succ[j].push_back(it->second);
+      }
     }
   }
   for (auto& s : succ) {

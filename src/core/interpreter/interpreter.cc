@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "fmt/format.h"
+#include "src/core/base/exception_guard.h"
 #include "src/core/interpreter/subgraph.h"
 #include "src/core/interpreter/thread_pool.h"
 
@@ -13,11 +14,16 @@ Interpreter::Interpreter(const Model& model, int num_threads)
 
 Interpreter::~Interpreter() = default;
 
-Status Interpreter::AllocateTensors() { return main_->AllocateTensors(); }
-Status Interpreter::ResizeInputTensor(int input_index, const Shape& shape) {
-  return main_->ResizeInput(input_index, shape);
+// Every public entry point that can allocate runs behind CatchExceptions.
+Status Interpreter::AllocateTensors() {
+  return CatchExceptions("AllocateTensors", [&] { return main_->AllocateTensors(); });
 }
-Status Interpreter::Invoke() { return main_->Invoke(); }
+Status Interpreter::ResizeInputTensor(int input_index, const Shape& shape) {
+  return CatchExceptions("ResizeInputTensor", [&] { return main_->ResizeInput(input_index, shape); });
+}
+Status Interpreter::Invoke() {
+  return CatchExceptions("Invoke", [&] { return main_->Invoke(); });
+}
 
 int Interpreter::num_inputs() const { return static_cast<int>(main_->inputs().size()); }
 int Interpreter::num_outputs() const { return static_cast<int>(main_->outputs().size()); }
@@ -45,13 +51,16 @@ bool Interpreter::node_is_fused(int i) const { return i >= 0 && i < nodes_size()
 size_t Interpreter::arena_bytes() const { return main_->arena_bytes(); }
 size_t Interpreter::unplanned_bytes() const { return main_->unplanned_bytes(); }
 size_t Interpreter::persistent_bytes() const { return main_->persistent_bytes(); }
+double Interpreter::estimated_macs() const { return main_->estimated_macs(); }
 int Interpreter::num_threads() const { return pool_->size(); }
 Status Interpreter::ModifyGraphWithDelegate(Delegate* delegate) {
   if (delegate == nullptr) return InvalidArgumentError("ModifyGraphWithDelegate: the delegate is null");
-  DelegationReport report;
-  RELITE_RETURN_IF_ERROR(main_->ApplyDelegate(*delegate, &report));
-  reports_.push_back(std::move(report));
-  return Status::Ok();
+  return CatchExceptions("ModifyGraphWithDelegate", [&]() -> Status {
+    DelegationReport report;
+    RELITE_RETURN_IF_ERROR(main_->ApplyDelegate(*delegate, &report));
+    reports_.push_back(std::move(report));
+    return Status::Ok();
+  });
 }
 const std::vector<int>& Interpreter::execution_plan() const { return main_->execution_plan(); }
 bool Interpreter::node_is_delegated(int i) const { return i >= 0 && i < nodes_size() && main_->delegated(i); }
@@ -72,19 +81,27 @@ InterpreterBuilder& InterpreterBuilder::SetPreserveAllTensors(bool preserve) {
   return *this;
 }
 
+InterpreterBuilder& InterpreterBuilder::SetResourceLimits(const ResourceLimits& limits) {
+  options_.limits = limits;
+  return *this;
+}
+
 InterpreterBuilder& InterpreterBuilder::AddDelegate(Delegate* delegate) {
   delegates_.push_back(delegate);
   return *this;
 }
 
 StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
-  int threads = options_.num_threads;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
-  interp->main_ = std::make_unique<Subgraph>(model_, 0, interp->pool_.get(), options_.preserve_all_tensors);
-  RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
-  for (Delegate* delegate : delegates_) RELITE_RETURN_IF_ERROR(interp->ModifyGraphWithDelegate(delegate));
-  return interp;
+  return CatchExceptions("InterpreterBuilder::Build", [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
+    int threads = options_.num_threads;
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
+    interp->main_ =
+        std::make_unique<Subgraph>(model_, 0, interp->pool_.get(), options_.preserve_all_tensors, options_.limits);
+    RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
+    for (Delegate* delegate : delegates_) RELITE_RETURN_IF_ERROR(interp->ModifyGraphWithDelegate(delegate));
+    return interp;
+  });
 }
 
 }  // namespace relite

@@ -9,7 +9,9 @@
 #include "fmt/format.h"
 #include "src/core/delegate/partitioner.h"
 #include "src/core/interpreter/thread_pool.h"
+#include "src/core/interpreter/work_estimate.h"
 #include "src/core/memory/arena_planner.h"
+#include "src/core/model/model_facts.h"
 #include "src/core/model/verifier.h"
 #include "src/core/ops/params.h"
 #include "tflite_generated.h"
@@ -18,6 +20,17 @@ namespace relite {
 namespace {
 
 constexpr ActivationRange kNoClamp{-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+
+std::string FormatBytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  if (bytes >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
+  return fmt::format("{} bytes", bytes);
+}
+
+std::string TensorName(const Tensor& t, int index) {
+  return t.name.empty() ? fmt::format("tensor {}", index) : fmt::format("tensor {} ('{}')", index, t.name);
+}
 
 std::shared_ptr<uint8_t> AllocateAligned(size_t bytes) {
   const size_t padded = std::max<size_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
@@ -41,11 +54,32 @@ class NodeContext final : public KernelContext {
   Status ResizeOutput(int i, Shape shape) override {
     if (i < 0 || i >= num_outputs()) return InternalError(node_.Describe() + ": output index " + std::to_string(i) + " out of range");
     const int t = node_.outputs[static_cast<size_t>(i)];
+    // The one place computed shapes enter: what the verifier checks for
+    // declared shapes (no negative dimension, no element count past 2^40,
+    // which no byte count can then overflow) plus the tensor size limit.
+    int64_t elements = 1;
     for (int32_t d : shape) {
       if (d < 0) return Error("computed a negative dimension for output " + std::to_string(i) + ": " + ShapeToString(shape));
+      if (__builtin_mul_overflow(elements, static_cast<int64_t>(d), &elements) || elements > kMaxTensorElements) {
+        return ResourceExhaustedError(fmt::format("{}: output {} ({}) would have shape {}, more than 2^40 elements",
+                                                  node_.Describe(), i, TensorName(sg_.tensors_[static_cast<size_t>(t)], t),
+                                                  ShapeToString(shape)));
+      }
     }
     Tensor& tensor = sg_.tensors_[static_cast<size_t>(t)];
+    // A variable keeps its storage (and the model's initial value) across
+    // Invokes: its shape is the declared one, and a node must produce that.
+    if (tensor.is_variable && tensor.shape != shape) {
+      return Error(fmt::format("output {} is the variable {} of shape {}, but the node computes shape {}", i,
+                               TensorName(tensor, t), ShapeToString(tensor.shape), ShapeToString(shape)));
+    }
+    const Shape declared = std::move(tensor.shape);
     tensor.shape = std::move(shape);
+    if (Status s = sg_.CheckTensorBytes(tensor, fmt::format("{}: output {} ({})", node_.Describe(), i, TensorName(tensor, t)));
+        !s.ok()) {
+      tensor.shape = declared;
+      return s;
+    }
     sg_.output_set_[static_cast<size_t>(t)] = 1;
     return Status::Ok();
   }
@@ -77,12 +111,33 @@ class NodeContext final : public KernelContext {
   Tensor empty_;
 };
 
-Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors)
-    : model_(model), index_(index), pool_(pool), preserve_all_tensors_(preserve_all_tensors) {}
+Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors, const ResourceLimits& limits)
+    : model_(model), index_(index), pool_(pool), preserve_all_tensors_(preserve_all_tensors), limits_(limits) {}
 Subgraph::~Subgraph() = default;
 
 Status Subgraph::Fail(const std::string& message) const {
   return InvalidArgumentError(fmt::format("{}: subgraph {}: {}", model_.name(), index_, message));
+}
+
+Status Subgraph::CheckTensorBytes(const Tensor& tensor, const std::string& what) const {
+  // Element counts are at most 2^40 and sizes at most 16 bytes: no overflow.
+  const uint64_t bytes = static_cast<uint64_t>(tensor.num_elements()) * std::max<size_t>(DataTypeSize(tensor.type), 1);
+  if (limits_.max_tensor_bytes == 0 || bytes <= limits_.max_tensor_bytes) return Status::Ok();
+  return ResourceExhaustedError(fmt::format(
+      "{} would hold {} ({} {}), over the limit of {} per tensor (ResourceLimits::max_tensor_bytes; relite CLI "
+      "--max-tensor-bytes)",
+      what, FormatBytes(bytes), ShapeToString(tensor.shape), DataTypeName(tensor.type),
+      FormatBytes(limits_.max_tensor_bytes)));
+}
+
+Status Subgraph::AddWork(const Node& node) {
+  const double macs = EstimateNodeMacs(node, tensors_);
+  estimated_macs_ += macs;
+  if (limits_.max_macs <= 0 || estimated_macs_ <= limits_.max_macs) return Status::Ok();
+  return ResourceExhaustedError(fmt::format(
+      "{}: {}: the model would need about {:.3g} multiply-accumulates per Invoke ({:.3g} in this node), over the limit "
+      "of {:.3g} (ResourceLimits::max_macs; relite CLI --max-macs)",
+      model_.name(), node.Describe(), estimated_macs_, macs, limits_.max_macs));
 }
 
 Status Subgraph::Build(const OpResolver& resolver) {
@@ -107,10 +162,12 @@ Status Subgraph::Build(const OpResolver& resolver) {
 
 Status Subgraph::ReadTensors() {
   const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
+  const std::vector<TensorFacts>& facts = model_.facts().subgraphs[static_cast<size_t>(index_)].tensors;
   const uint32_t n = sg->tensors() ? sg->tensors()->size() : 0;
   tensors_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     const auto* src = sg->tensors()->Get(i);
+    const TensorFacts& fact = facts[i];
     Tensor& t = tensors_[i];
     t.name = src->name() ? src->name()->str() : std::string();
     t.type = static_cast<DataType>(src->type());
@@ -123,20 +180,19 @@ Status Subgraph::ReadTensors() {
       t.quant.quantized_dimension = q->quantized_dimension();
     }
     t.sparsity = src->sparsity();
-    auto [data, bytes] = model_.buffer(src->buffer());
-    if (data != nullptr && bytes > 0) {
-      if (reinterpret_cast<uintptr_t>(data) % 16 == 0 && !t.is_variable) {
-        t.data = const_cast<uint8_t*>(data);  // read-only by contract: constants are never outputs
+    if (fact.constant()) {
+      if (reinterpret_cast<uintptr_t>(fact.data) % 16 == 0 && !t.is_variable) {
+        t.data = const_cast<uint8_t*>(fact.data);  // read-only: the verifier proved no operator or caller writes it
         t.allocation = Allocation::kConstant;
       } else {
         // Misaligned constants (and variables, which are written) get their own copy.
-        t.owned = AllocateAligned(bytes);
+        t.owned = AllocateAligned(fact.data_bytes);
         if (!t.owned) return Fail(fmt::format("out of memory copying tensor {}", i));
-        std::memcpy(t.owned.get(), data, bytes);
+        std::memcpy(t.owned.get(), fact.data, fact.data_bytes);
         t.data = t.owned.get();
-        t.allocation = t.is_variable ? Allocation::kPersistent : Allocation::kPersistent;
+        t.allocation = Allocation::kPersistent;
       }
-      t.bytes = bytes;
+      t.bytes = fact.data_bytes;
     }
   }
   if (sg->inputs()) inputs_.assign(sg->inputs()->begin(), sg->inputs()->end());
@@ -216,12 +272,22 @@ Status Subgraph::ResizeInput(int input_index, const Shape& shape) {
     return InvalidArgumentError(fmt::format("input index {} is out of range (the model has {} inputs)", input_index,
                                             inputs_.size()));
   }
+  int64_t elements = 1;
   for (int32_t d : shape) {
     if (d < 0) return InvalidArgumentError(fmt::format("input {}: negative dimension in {}", input_index, ShapeToString(shape)));
+    if (__builtin_mul_overflow(elements, static_cast<int64_t>(d), &elements) || elements > kMaxTensorElements) {
+      return ResourceExhaustedError(fmt::format("input {}: shape {} has more than 2^40 elements", input_index, ShapeToString(shape)));
+    }
   }
-  Tensor& t = tensors_[static_cast<size_t>(inputs_[static_cast<size_t>(input_index)])];
+  const int index = inputs_[static_cast<size_t>(input_index)];
+  Tensor& t = tensors_[static_cast<size_t>(index)];
   if (t.shape != shape) {
+    Shape old = std::move(t.shape);
     t.shape = shape;
+    if (Status s = CheckTensorBytes(t, fmt::format("input {} ({})", input_index, TensorName(t, index))); !s.ok()) {
+      t.shape = std::move(old);
+      return s;
+    }
     allocated_ = false;
   }
   return Status::Ok();
@@ -461,6 +527,21 @@ Status Subgraph::FoldNode(int node_index) {
   return Status::Ok();
 }
 
+Status Subgraph::FoldConstants() {
+  for (int i : execution_plan_) {
+    if (folded_[static_cast<size_t>(i)] || !CanFold(i)) continue;
+    RELITE_RETURN_IF_ERROR(PrepareNode(i));
+    const double before = estimated_macs_;
+    estimated_macs_ = folded_macs_;
+    Status work = AddWork(nodes_[static_cast<size_t>(i)]);
+    folded_macs_ = estimated_macs_;
+    estimated_macs_ = before;
+    RELITE_RETURN_IF_ERROR(work);
+    RELITE_RETURN_IF_ERROR(FoldNode(i));
+  }
+  return Status::Ok();
+}
+
 Status Subgraph::AllocateTensors() {
   // Activations are re-planned from scratch; constants, variables and folded
   // outputs keep their persistent storage.
@@ -476,6 +557,7 @@ Status Subgraph::AllocateTensors() {
       return UnimplementedError(fmt::format("{}: input tensor {} ('{}') has type {}, which relite cannot allocate",
                                             model_.name(), in, t.name, DataTypeName(t.type)));
     }
+    RELITE_RETURN_IF_ERROR(CheckTensorBytes(t, fmt::format("{}: input {}", model_.name(), TensorName(t, in))));
   }
   if (!clamps_fused_) {
     // After delegation (delegates see the unfused graph), once: a kernel is
@@ -488,9 +570,26 @@ Status Subgraph::AllocateTensors() {
     }
     clamps_fused_ = true;
   }
+  // The work of one Invoke: the nodes a delegate runs (as the delegate sees
+  // them: declared shapes), then every CPU node once prepared, folded ones
+  // included (they run once, here). Checked before a node runs, so an
+  // absurd folded node is refused before it computes.
+  estimated_macs_ = folded_macs_;
+  for (size_t i = 0; i < model_node_count_; ++i) {
+    if (folded_[i] != kDelegatedNode) continue;
+    const Node& node = nodes_[i];
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const int t = node.outputs[k];
+      RELITE_RETURN_IF_ERROR(CheckTensorBytes(tensors_[static_cast<size_t>(t)],
+                                              fmt::format("{}: {} (delegated): output {} ({})", model_.name(),
+                                                          node.Describe(), k, TensorName(tensors_[static_cast<size_t>(t)], t))));
+    }
+    RELITE_RETURN_IF_ERROR(AddWork(node));
+  }
   for (int i : execution_plan_) {
     if (folded_[static_cast<size_t>(i)]) continue;
     RELITE_RETURN_IF_ERROR(PrepareNode(i));
+    if (static_cast<size_t>(i) < model_node_count_) RELITE_RETURN_IF_ERROR(AddWork(nodes_[static_cast<size_t>(i)]));
     if (CanFold(i)) RELITE_RETURN_IF_ERROR(FoldNode(i));
   }
   RELITE_RETURN_IF_ERROR(ResetVariableTensors());
@@ -509,6 +608,7 @@ Status Subgraph::ResetVariableTensors() {
     if (!t.is_variable) continue;
     auto [data, model_bytes] = model_.buffer(sg->tensors()->Get(static_cast<uint32_t>(i))->buffer());
     if (data != nullptr && model_bytes > 0) continue;  // initial value from the model: kept
+    RELITE_RETURN_IF_ERROR(CheckTensorBytes(t, fmt::format("{}: variable {}", model_.name(), TensorName(t, static_cast<int>(i)))));
     const size_t bytes = static_cast<size_t>(t.num_elements()) * DataTypeSize(t.type);
     if (t.allocation != Allocation::kPersistent || t.bytes != bytes || !t.owned) {
       t.owned = AllocateAligned(std::max<size_t>(bytes, 1));
@@ -566,6 +666,23 @@ Status Subgraph::PlanMemory() {
     owner.push_back(-(index + 1));
   }
   const ArenaPlan plan = PlanArena(uses);
+  if (limits_.max_arena_bytes > 0 && plan.arena_bytes > limits_.max_arena_bytes) {
+    size_t largest = 0;
+    for (size_t k = 1; k < uses.size(); ++k) {
+      if (uses[k].bytes > uses[largest].bytes) largest = k;
+    }
+    const std::string biggest =
+        owner.empty() ? std::string("nothing")
+        : owner[largest] >= 0
+            ? fmt::format("{} of {}", TensorName(tensors_[static_cast<size_t>(owner[largest])], owner[largest]),
+                          FormatBytes(uses[largest].bytes))
+            : fmt::format("the scratch of {} ({})", nodes_[static_cast<size_t>(-owner[largest] - 1)].Describe(),
+                          FormatBytes(uses[largest].bytes));
+    return ResourceExhaustedError(fmt::format(
+        "{}: the activation arena would need {}, over the limit of {} (ResourceLimits::max_arena_bytes; relite CLI "
+        "--max-arena-bytes); its largest buffer is {}",
+        model_.name(), FormatBytes(plan.arena_bytes), FormatBytes(limits_.max_arena_bytes), biggest));
+  }
   if (plan.arena_bytes > arena_capacity_) {
     arena_ = AllocateAligned(plan.arena_bytes);
     if (!arena_) {
@@ -670,6 +787,12 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
     return FailedPreconditionError(who + ": delegates must be applied before the first AllocateTensors "
                                          "(or through InterpreterBuilder::AddDelegate)");
   }
+  // Constants first: a delegate reads the outputs of folded nodes (float16
+  // weights behind DEQUANTIZE) as constants. Computed now, they have the
+  // shapes and bytes their kernels establish, not the shapes the file
+  // declares for them, which nothing has checked (a delegate that trusted a
+  // declared [24,65536,1,96] for a [24,1,1,96] filter read past its data).
+  RELITE_RETURN_IF_ERROR(FoldConstants().WithContext(who));
   const size_t num_model_nodes = model_node_count_;
   const std::vector<uint8_t> will_fold = WillFold();
   std::vector<uint8_t> constant(tensors_.size(), 0);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "relite/delegate.h"
+#include "relite/interpreter.h"
 #include "relite/kernel.h"
 #include "relite/model.h"
 #include "relite/op_resolver.h"
@@ -21,7 +22,8 @@ class ThreadPool;
 
 class Subgraph {
  public:
-  Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors = false);
+  Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors = false,
+           const ResourceLimits& limits = ResourceLimits());
   ~Subgraph();
 
   // Reads tensors and operators and creates every node's kernel.
@@ -51,6 +53,7 @@ class Subgraph {
   size_t arena_bytes() const { return arena_bytes_; }
   size_t unplanned_bytes() const { return unplanned_bytes_; }
   size_t persistent_bytes() const;
+  double estimated_macs() const { return estimated_macs_; }
   ThreadPool& pool() { return *pool_; }
   void SetProfiling(bool enabled);
   const std::vector<double>& node_time_us() const { return node_time_us_; }
@@ -63,6 +66,9 @@ class Subgraph {
   Status PrepareNode(int node_index);
   Status FoldNode(int node_index);
   bool CanFold(int node_index) const;
+  // Prepares and folds every node whose inputs are all constant (in plan
+  // order, so chains fold too), counting their work.
+  Status FoldConstants();
   Status ResetVariableTensors();
   Status PlanMemory();
   // Residual ADDs (and the channel PADs feeding them) into the producing
@@ -92,6 +98,10 @@ class Subgraph {
   // AllocateTensors will fold), computed without running anything.
   std::vector<uint8_t> WillFold() const;
   Status Fail(const std::string& message) const;
+  // ResourceExhausted when `bytes` for `what` exceed limits_.max_tensor_bytes.
+  Status CheckTensorBytes(const Tensor& tensor, const std::string& what) const;
+  // Adds the node's estimated work to estimated_macs_ against limits_.max_macs.
+  Status AddWork(const Node& node);
 
   const Model& model_;
   const int index_;
@@ -115,6 +125,9 @@ class Subgraph {
   size_t unplanned_bytes_ = 0;
   bool allocated_ = false;
   const bool preserve_all_tensors_;
+  const ResourceLimits limits_;
+  double estimated_macs_ = 0.0;
+  double folded_macs_ = 0.0;  // work of the nodes FoldConstants folded before the first AllocateTensors
   bool profiling_ = false;
   std::vector<double> node_time_us_;
 };

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/core/base/exception_guard.h"
 #include "src/core/model/verifier.h"
 #include "tflite_generated.h"
 
@@ -20,6 +21,10 @@ Model::~Model() {
 }
 
 StatusOr<std::unique_ptr<Model>> Model::FromFile(const std::string& path) {
+  return CatchExceptions("Model::FromFile", [&] { return Load(path); });
+}
+
+StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -51,6 +56,10 @@ StatusOr<std::unique_ptr<Model>> Model::FromFile(const std::string& path) {
 }
 
 StatusOr<std::unique_ptr<Model>> Model::FromBuffer(const void* data, size_t size, const std::string& name) {
+  return CatchExceptions("Model::FromBuffer", [&] { return Copy(data, size, name); });
+}
+
+StatusOr<std::unique_ptr<Model>> Model::Copy(const void* data, size_t size, const std::string& name) {
   if (data == nullptr || size == 0) return InvalidArgumentError(name + ": empty model buffer");
   // 64-byte alignment keeps every 16-aligned flatbuffer vector aligned in memory.
   const size_t padded = (size + 63) / 64 * 64;
@@ -66,7 +75,9 @@ StatusOr<std::unique_ptr<Model>> Model::FromBuffer(const void* data, size_t size
 }
 
 StatusOr<std::unique_ptr<Model>> Model::Verify(std::unique_ptr<Model> model) {
-  RELITE_ASSIGN_OR_RETURN(model->fb_, VerifyModel(model->data_, model->size_, model->name_));
+  auto facts = std::make_shared<ModelFacts>();
+  RELITE_ASSIGN_OR_RETURN(model->fb_, VerifyModel(model->data_, model->size_, model->name_, facts.get()));
+  model->facts_ = std::move(facts);
   return model;
 }
 

@@ -255,6 +255,7 @@ Status ModelWriter::Check() const {
 StatusOr<std::vector<uint8_t>> ModelWriter::Finish() const {
   RELITE_RETURN_IF_ERROR(Check());
   flatbuffers::FlatBufferBuilder fbb(1024 * 1024);
+  fbb.ForceDefaults(force_defaults_);
 
   // Buffers: 0 = empty sentinel, then one per constant tensor.
   std::vector<flatbuffers::Offset<tflite::Buffer>> buffers;

@@ -12,8 +12,6 @@ namespace relite {
 namespace {
 
 constexpr uint32_t kSchemaVersion = 3;
-// Far above any real model, low enough that byte counts cannot overflow.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 std::string TensorLabel(const tflite::SubGraph* sg, int index) {
   const auto* t = sg->tensors()->Get(static_cast<uint32_t>(index));
@@ -25,8 +23,9 @@ std::string TensorLabel(const tflite::SubGraph* sg, int index) {
 
 class ModelChecker {
  public:
-  ModelChecker(const tflite::Model* model, size_t file_size, const std::string& name)
-      : model_(model), file_size_(file_size), name_(name) {}
+  ModelChecker(const tflite::Model* model, const uint8_t* file, size_t file_size, const std::string& name,
+               ModelFacts* facts)
+      : model_(model), file_(file), file_size_(file_size), name_(name), facts_(facts) {}
 
   Status Check() {
     if (model_->version() != kSchemaVersion) {
@@ -37,6 +36,7 @@ class ModelChecker {
     RELITE_RETURN_IF_ERROR(CheckOperatorCodes());
     const auto* subgraphs = model_->subgraphs();
     if (subgraphs == nullptr || subgraphs->size() == 0) return Fail("model has no subgraph");
+    facts_->subgraphs.assign(subgraphs->size(), SubgraphFacts());
     for (uint32_t i = 0; i < subgraphs->size(); ++i) {
       RELITE_RETURN_IF_ERROR(CheckSubgraph(static_cast<int>(i), subgraphs->Get(i)));
     }
@@ -81,7 +81,7 @@ class ModelChecker {
     return Status::Ok();
   }
 
-  Status CheckTensor(int sg_index, const tflite::SubGraph* sg, int index) {
+  Status CheckTensor(int sg_index, const tflite::SubGraph* sg, int index, TensorFacts* facts) {
     const auto* t = sg->tensors()->Get(static_cast<uint32_t>(index));
     auto fail = [&](const std::string& what) {
       return Fail(fmt::format("subgraph {}: {}: {}", sg_index, TensorLabel(sg, index), what));
@@ -95,16 +95,22 @@ class ModelChecker {
       for (uint32_t d = 0; d < t->shape()->size(); ++d) {
         const int32_t dim = t->shape()->Get(d);
         if (dim < 0) return fail(fmt::format("negative dimension {} at axis {}", dim, d));
-        elements *= dim;
-        if (elements > kMaxElements) return fail("shape has too many elements");
+        // Checked: a shape such as [49477, 7695460, 48448661, k] must not wrap.
+        if (__builtin_mul_overflow(elements, static_cast<int64_t>(dim), &elements) || elements > kMaxTensorElements) {
+          return fail(fmt::format("shape {} has more than 2^40 elements", ShapeString(t)));
+        }
       }
     }
+    facts->elements = elements;
     // Buffer 0 is the empty sentinel; files without any buffer use it too.
     if (t->buffer() >= num_buffers_ && t->buffer() != 0) {
       return fail(fmt::format("buffer index {} is out of range (model has {} buffers)", t->buffer(), num_buffers_));
     }
     const size_t bytes = BufferBytes(t->buffer());
     if (bytes > 0) {
+      facts->data = BufferData(t->buffer());
+      facts->data_bytes = bytes;
+      facts->sparse = t->sparsity() != nullptr;
       const size_t elem = DataTypeSize(static_cast<DataType>(type));
       if (elem == 0) {
         if (t->type() != tflite::TensorType::STRING && t->type() != tflite::TensorType::INT4) {
@@ -126,6 +132,11 @@ class ModelChecker {
     if (const auto* q = t->quantization()) {
       const size_t scales = q->scale() ? q->scale()->size() : 0;
       const size_t zps = q->zero_point() ? q->zero_point()->size() : 0;
+      // The FlatBuffers verifier only aligns a vector's length field: an
+      // int64 vector 4 bytes off would be read with misaligned loads.
+      if (zps != 0 && reinterpret_cast<uintptr_t>(q->zero_point()->Data()) % alignof(int64_t) != 0) {
+        return fail("quantization zero_point vector is not 8-byte aligned (corrupted file)");
+      }
       if (zps != 0 && zps != scales) {
         return fail(fmt::format("quantization has {} scales but {} zero points", scales, zps));
       }
@@ -173,6 +184,12 @@ class ModelChecker {
     const auto* b = model_->buffers()->Get(index);
     return b->offset() > 1 ? static_cast<size_t>(b->size()) : (b->data() ? b->data()->size() : 0);
   }
+  // Where buffer `index`'s bytes are (inline, or at an offset in the file
+  // for models over 2 GiB); only called when BufferBytes is non-zero.
+  const uint8_t* BufferData(uint32_t index) const {
+    const auto* b = model_->buffers()->Get(index);
+    return b->offset() > 1 ? file_ + b->offset() : b->data()->data();
+  }
 
   static std::string ShapeString(const tflite::Tensor* t) {
     Shape s;
@@ -184,8 +201,10 @@ class ModelChecker {
     auto fail = [&](const std::string& what) { return Fail(fmt::format("subgraph {}: {}", sg_index, what)); };
     if (sg == nullptr) return fail("null subgraph");
     const int num_tensors = sg->tensors() ? static_cast<int>(sg->tensors()->size()) : 0;
-    if (num_tensors > 0) {
-      for (int i = 0; i < num_tensors; ++i) RELITE_RETURN_IF_ERROR(CheckTensor(sg_index, sg, i));
+    std::vector<TensorFacts>& facts = facts_->subgraphs[static_cast<size_t>(sg_index)].tensors;
+    facts.assign(static_cast<size_t>(num_tensors), TensorFacts());
+    for (int i = 0; i < num_tensors; ++i) {
+      RELITE_RETURN_IF_ERROR(CheckTensor(sg_index, sg, i, &facts[static_cast<size_t>(i)]));
     }
     // A tensor is readable once it is a graph input, a constant, a variable or
     // written by an earlier operator; each tensor is written at most once.
@@ -211,12 +230,26 @@ class ModelChecker {
     if (sg->inputs()) {
       for (int v : *sg->inputs()) {
         RELITE_RETURN_IF_ERROR(check_index("input list", v, false));
+        // A caller writes its inputs: constant data there would be the
+        // read-only mapped file (a crash) or, copied, the weights overwritten.
+        if (facts[static_cast<size_t>(v)].constant()) {
+          return fail(fmt::format("input list names {}, which holds constant data (buffer {}); a graph input cannot "
+                                  "be a weight",
+                                  TensorLabel(sg, v), sg->tensors()->Get(static_cast<uint32_t>(v))->buffer()));
+        }
         ready[static_cast<size_t>(v)] = 1;
         fixed[static_cast<size_t>(v)] = 1;
+        facts[static_cast<size_t>(v)].graph_input = true;
       }
     }
     if (sg->outputs()) {
-      for (int v : *sg->outputs()) RELITE_RETURN_IF_ERROR(check_index("output list", v, false));
+      for (int v : *sg->outputs()) {
+        RELITE_RETURN_IF_ERROR(check_index("output list", v, false));
+        if (facts[static_cast<size_t>(v)].sparse) {
+          return fail(fmt::format("output list names {}, a sparse constant (only DENSIFY reads those)", TensorLabel(sg, v)));
+        }
+        facts[static_cast<size_t>(v)].graph_output = true;
+      }
     }
     const uint32_t num_codes = model_->operator_codes() ? model_->operator_codes()->size() : 0;
     const uint32_t num_ops = sg->operators() ? sg->operators()->size() : 0;
@@ -237,6 +270,13 @@ class ModelChecker {
         for (uint32_t k = 0; k < op->inputs()->size(); ++k) {
           const int v = op->inputs()->Get(k);
           RELITE_RETURN_IF_ERROR(check_index((where + " input " + std::to_string(k)).c_str(), v, true));
+          // Sparse data holds fewer bytes than its shape: every other kernel
+          // would read past it.
+          if (v >= 0 && facts[static_cast<size_t>(v)].sparse &&
+              GetBuiltinCode(code) != static_cast<int32_t>(tflite::BuiltinOperator::DENSIFY)) {
+            return fail(fmt::format("{} reads {}, a sparse constant; only DENSIFY can read sparse tensors", where,
+                                    TensorLabel(sg, v)));
+          }
           if (v >= 0 && !ready[static_cast<size_t>(v)]) {
             return fail(fmt::format("{} reads {} before any operator writes it (graph is not in execution order or "
                                     "has a cycle)",
@@ -283,8 +323,10 @@ class ModelChecker {
   }
 
   const tflite::Model* model_;
+  const uint8_t* file_;
   size_t file_size_;
   const std::string& name_;
+  ModelFacts* facts_;
   uint32_t num_buffers_ = 0;
 };
 
@@ -294,7 +336,7 @@ int32_t GetBuiltinCode(const tflite::OperatorCode* code) {
   return std::max(static_cast<int32_t>(code->builtin_code()), static_cast<int32_t>(code->deprecated_builtin_code()));
 }
 
-StatusOr<const tflite::Model*> VerifyModel(const uint8_t* data, size_t size, const std::string& name) {
+StatusOr<const tflite::Model*> VerifyModel(const uint8_t* data, size_t size, const std::string& name, ModelFacts* facts) {
   if (size < 8) {
     return InvalidArgumentError(fmt::format("{}: file is truncated ({} bytes; a .tflite file has at least 8)", name, size));
   }
@@ -313,7 +355,7 @@ StatusOr<const tflite::Model*> VerifyModel(const uint8_t* data, size_t size, con
         name, size));
   }
   const tflite::Model* model = tflite::GetModel(data);
-  ModelChecker checker(model, size, name);
+  ModelChecker checker(model, data, size, name, facts);
   RELITE_RETURN_IF_ERROR(checker.Check());
   return model;
 }

@@ -1,5 +1,6 @@
 #include "src/core/ops/params.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -88,6 +89,24 @@ PaddedDim ComputePaddedDim(PaddingType padding, int32_t in, int32_t filter, int3
   d.out = static_cast<int32_t>(out);
   d.pad_before = static_cast<int32_t>(total > 0 ? total / 2 : 0);
   return d;
+}
+
+StatusOr<PaddedDim> ComputeWindow(const Node& node, PaddingType padding, int32_t in, int32_t filter, int32_t stride,
+                                  int32_t dilation) {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  if (in < 0 || filter < 1 || stride < 1 || dilation < 1) {
+    return InvalidArgumentError(node.Describe() + ": invalid window (input " + std::to_string(in) + ", filter " +
+                                std::to_string(filter) + ", stride " + std::to_string(stride) + ", dilation " +
+                                std::to_string(dilation) + ")");
+  }
+  const int64_t eff = (static_cast<int64_t>(filter) - 1) * dilation + 1;
+  const int64_t padded = std::max<int64_t>(in, eff) + eff + stride;
+  if (eff > kLimit || padded > kLimit || in > kLimit) {
+    return InvalidArgumentError(node.Describe() + ": filter " + std::to_string(filter) + " with dilation " +
+                                std::to_string(dilation) + " and stride " + std::to_string(stride) + " over " +
+                                std::to_string(in) + " values spans more than 2^30 positions");
+  }
+  return ComputePaddedDim(padding, in, filter, stride, dilation);
 }
 
 StatusOr<Conv2DParams> ParseConv2DParams(const Node& node) {

@@ -39,6 +39,14 @@ struct PaddedDim {
 };
 PaddedDim ComputePaddedDim(PaddingType padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation);
 
+// ComputePaddedDim for a kernel: first checks, in 64 bits, that the window
+// arithmetic kernels do in int32 (x * stride - pad + k * dilation, the
+// effective filter extent, the padded extent) stays below 2^30, so that no
+// stride, dilation or filter size a model declares can overflow an index;
+// InvalidArgument naming the node otherwise.
+StatusOr<PaddedDim> ComputeWindow(const Node& node, PaddingType padding, int32_t in, int32_t filter, int32_t stride,
+                                  int32_t dilation);
+
 struct Conv2DParams {
   PaddingType padding = PaddingType::kSame;
   int32_t stride_w = 1, stride_h = 1;

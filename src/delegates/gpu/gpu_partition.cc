@@ -54,8 +54,23 @@ class GpuPartitionKernel final : public Kernel {
 
   Status Prepare(KernelContext& ctx) override {
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (input_constant_[i]) continue;
       const Tensor& x = ctx.input(static_cast<int>(i));
+      if (input_constant_[i]) {
+        // The emitters sized their weight packing from the shapes seen at
+        // the support check. A folded constant (a DEQUANTIZE of float16
+        // weights) only has its real shape now: it must be the declared
+        // one, with the bytes to match, or the packing would read past it.
+        const size_t need = static_cast<size_t>(NumElements(input_shapes_[i])) * DataTypeSize(input_types_[i]);
+        if (x.shape != input_shapes_[i] || x.type != input_types_[i] || x.data == nullptr || x.bytes < need ||
+            x.sparsity != nullptr) {
+          return InvalidArgumentError(fmt::format(
+              "GPU partition {}: constant tensor {} ('{}') holds {} {} ({} bytes), but the model declares {} ({} "
+              "bytes) and the partition was built for that",
+              partition_id_, inputs_[i], x.name, DataTypeName(x.type), ShapeToString(x.shape), x.bytes,
+              ShapeToString(input_shapes_[i]), need));
+        }
+        continue;
+      }
       if (x.shape != input_shapes_[i]) {
         return UnimplementedError(fmt::format(
             "GPU partition {}: input tensor {} has shape {}, but the partition was built for {}; resize inputs before "

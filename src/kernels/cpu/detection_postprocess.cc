@@ -37,9 +37,9 @@
 // with D = max_detections * max_classes_per_detection (TFLite's sizes).
 // Rows past the detections are zero.
 //
-// No FMA contraction here: the decode and IoU arithmetic round step by step,
+// No FMA contraction here (-ffp-contract=off for this file, CMakeLists.txt):
+// the decode and IoU arithmetic round step by step,
 // as in TFLite.
-#pragma GCC optimize("fp-contract=off")
 
 #include <algorithm>
 #include <cmath>

@@ -34,7 +34,6 @@
 // backward edge 16 (left eye -> nose) as if it were a forward edge (an
 // off-by-one, `edge_id > kNumEdges`); here every backward edge reads the
 // backward block, as the channel layout documents.
-#pragma GCC optimize("fp-contract=off")
 
 #include <algorithm>
 #include <array>
@@ -50,6 +49,7 @@
 #include "src/kernels/cpu/internal/elementwise.h"
 #include "src/kernels/cpu/internal/flexbuffer_options.h"
 #include "src/kernels/cpu/kernels.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 namespace {
@@ -144,8 +144,8 @@ struct Grid {
   void Sample(Point p, int c0, int c1, float* out) const {
     const float yp = Clamp(p.y, 0.0f, static_cast<float>(height) - 1.0f);
     const float xp = Clamp(p.x, 0.0f, static_cast<float>(width) - 1.0f);
-    const int y0 = static_cast<int>(std::floor(yp)), y1 = static_cast<int>(std::ceil(yp));
-    const int x0 = static_cast<int>(std::floor(xp)), x1 = static_cast<int>(std::ceil(xp));
+    const int y0 = SaturateToInt32(std::floor(yp)), y1 = SaturateToInt32(std::ceil(yp));
+    const int x0 = SaturateToInt32(std::floor(xp)), x1 = SaturateToInt32(std::ceil(xp));
     const float ly = p.y - static_cast<float>(y0);
     const float lx = p.x - static_cast<float>(x0);
     const float* tl = data + (static_cast<int64_t>(y0) * width + x0) * channels;

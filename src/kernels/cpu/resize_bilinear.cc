@@ -19,6 +19,7 @@
 #include "src/kernels/cpu/internal/resize.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 namespace {
@@ -37,8 +38,8 @@ void ComputeTaps(int32_t in_size, int32_t out_size, bool align_corners, bool hal
   taps->weight.resize(static_cast<size_t>(out_size));
   for (int32_t i = 0; i < out_size; ++i) {
     const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
-    const int32_t lower = std::max(static_cast<int32_t>(std::floor(src)), 0);
-    const int32_t upper = std::min(static_cast<int32_t>(std::ceil(src)), in_size - 1);
+    const int32_t lower = std::max(SaturateToInt32(std::floor(src)), 0);
+    const int32_t upper = std::min(SaturateToInt32(std::ceil(src)), in_size - 1);
     taps->lower[static_cast<size_t>(i)] = lower;
     taps->upper[static_cast<size_t>(i)] = upper;
     taps->weight[static_cast<size_t>(i)] = src - static_cast<float>(lower);
@@ -70,6 +71,9 @@ class ResizeBilinearKernel final : public Kernel {
       RELITE_RETURN_IF_ERROR(
           residual_.Prepare(ctx, kResidualInput, input.dim(0), out_h, out_w, input.dim(3), "resize"));
     }
+    // No taps for an empty output (one dimension alone could ask for gigabytes).
+    const bool empty = ctx.output(0).num_elements() == 0;
+    if (empty) out_h = out_w = 0;
     ComputeTaps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
     ComputeTaps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
     const int32_t channels = input.dim(3);

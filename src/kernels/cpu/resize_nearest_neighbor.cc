@@ -14,6 +14,7 @@
 #include "src/core/ops/options.h"
 #include "src/kernels/cpu/internal/resize.h"
 #include "src/kernels/cpu/kernels.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 namespace {
@@ -25,7 +26,7 @@ void ComputeSourceIndices(int32_t in_size, int32_t out_size, bool align_corners,
   indices->resize(static_cast<size_t>(out_size));
   for (int32_t i = 0; i < out_size; ++i) {
     const float src = (static_cast<float>(i) + offset) * scale;
-    int32_t index = static_cast<int32_t>(align_corners ? std::round(src) : std::floor(src));
+    int32_t index = SaturateToInt32(align_corners ? std::round(src) : std::floor(src));
     index = std::min(index, in_size - 1);
     if (half_pixel) index = std::max(index, 0);
     (*indices)[static_cast<size_t>(i)] = index;
@@ -66,8 +67,10 @@ class ResizeNearestNeighborKernel final : public Kernel {
     if (elem != 1 && elem != 2 && elem != 4 && elem != 8) {
       return ctx.Error("input type " + DataTypeName(input.type) + " is not supported");
     }
-    ComputeSourceIndices(input.dim(1), out_h, align_corners_, half_pixel_, &src_rows_);
-    ComputeSourceIndices(input.dim(2), out_w, align_corners_, half_pixel_, &src_cols_);
+    // No indices for an empty output (one dimension alone could ask for gigabytes).
+    const bool empty = ctx.output(0).num_elements() == 0;
+    ComputeSourceIndices(input.dim(1), empty ? 0 : out_h, align_corners_, half_pixel_, &src_rows_);
+    ComputeSourceIndices(input.dim(2), empty ? 0 : out_w, align_corners_, half_pixel_, &src_cols_);
     return Status::Ok();
   }
 

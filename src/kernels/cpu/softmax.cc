@@ -4,6 +4,7 @@
 // and nothing overflows. The exponential is a polynomial that g++ vectorises.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -136,6 +137,9 @@ StatusOr<std::unique_ptr<Kernel>> CreateSoftmax(const Node& node) {
   // the same): every output is 1 / depth.
   float beta = 0.f;
   if (const auto* o = GetOptions<tflite::SoftmaxOptions>(node)) beta = o->beta();
+  if (!std::isfinite(beta)) {
+    return InvalidArgumentError(node.Describe() + ": beta is " + std::to_string(beta) + "; it must be finite");
+  }
   return std::unique_ptr<Kernel>(std::make_unique<SoftmaxKernel>(beta));
 }
 

@@ -163,8 +163,8 @@ Status EmitConv2D(OpBuilder& b) {
   if (bias >= 0 && b.tensor(bias).num_elements() != cout) {
     return InvalidArgumentError(fmt::format("{}: bias has {} values for {} output channels", b.node().Describe(), b.tensor(bias).num_elements(), cout));
   }
-  const PaddedDim ph = ComputePaddedDim(p.padding, si.h, kh, p.stride_h, p.dilation_h);
-  const PaddedDim pw = ComputePaddedDim(p.padding, si.w, kw, p.stride_w, p.dilation_w);
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim ph, ComputeWindow(b.node(), p.padding, si.h, kh, p.stride_h, p.dilation_h));
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pw, ComputeWindow(b.node(), p.padding, si.w, kw, p.stride_w, p.dilation_w));
   if (ph.out != so.h || pw.out != so.w || si.b != so.b) {
     return InvalidArgumentError(fmt::format("{}: output shape {} does not match the convolution of {}", b.node().Describe(),
                                             GpuShapeToString(so), GpuShapeToString(si)));

@@ -9,6 +9,8 @@ namespace relite::gpu {
 StatusOr<GpuShape> ToGpuShape(const Shape& shape) {
   for (int32_t d : shape) {
     if (d < 1) return NotOnGpu(fmt::format("shape {} has an empty or unknown dimension", ShapeToString(shape)));
+    // Bounded before anything multiplies: slices() rounds c up by 3.
+    if (d > (1 << 30)) return NotOnGpu(fmt::format("tensor {} is too large", ShapeToString(shape)));
   }
   GpuShape s;
   switch (shape.size()) {
@@ -88,6 +90,9 @@ StatusOr<std::vector<int64_t>> OpBuilder::ConstantInts(int t, const std::string&
     return NotOnGpu(fmt::format("{} must be a constant of the model", what));
   }
   const int64_t n = x.num_elements();
+  if (x.sparsity != nullptr || x.bytes < static_cast<size_t>(n) * DataTypeSize(x.type)) {
+    return NotOnGpu(fmt::format("{} holds {} bytes, fewer than its shape {} needs", what, x.bytes, ShapeToString(x.shape)));
+  }
   std::vector<int64_t> out(static_cast<size_t>(n));
   if (x.type == DataType::kInt32) {
     for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = x.data_as<int32_t>()[i];

@@ -10,6 +10,7 @@
 
 #include "src/core/ops/options.h"
 #include "src/delegates/gpu/ops/emitters.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::gpu {
 namespace {
@@ -40,8 +41,8 @@ void FillTaps(int32_t in_size, int32_t out_size, bool align_corners, bool half_p
                                                     : static_cast<float>(in_size) / static_cast<float>(out_size);
   for (int32_t i = 0; i < out_size; ++i) {
     const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
-    const int32_t lower = std::max(static_cast<int32_t>(std::floor(src)), 0);
-    const int32_t upper = std::min(static_cast<int32_t>(std::ceil(src)), in_size - 1);
+    const int32_t lower = std::max(SaturateToInt32(std::floor(src)), 0);
+    const int32_t upper = std::min(SaturateToInt32(std::ceil(src)), in_size - 1);
     dst[3 * i] = static_cast<float>(lower);
     dst[3 * i + 1] = static_cast<float>(upper);
     dst[3 * i + 2] = src - static_cast<float>(lower);

@@ -20,6 +20,7 @@
 
 #include "relite/tensor.h"
 #include "src/core/ops/params.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 
@@ -34,7 +35,12 @@ struct QuantizedMultiplier {
 // the exponent when it rounds up to 2^31; tiny values become 0.
 inline QuantizedMultiplier QuantizeMultiplier(double real_multiplier) {
   QuantizedMultiplier m;
-  if (real_multiplier == 0.0) return m;
+  if (real_multiplier == 0.0 || std::isnan(real_multiplier)) return m;
+  if (std::isinf(real_multiplier)) {  // no model reaches here (scales are verified finite); never undefined
+    m.multiplier = real_multiplier > 0 ? INT32_MAX : -INT32_MAX;
+    m.shift = 30;
+    return m;
+  }
   int shift = 0;
   const double q = std::frexp(real_multiplier, &shift);
   auto q_fixed = static_cast<int64_t>(std::round(q * static_cast<double>(int64_t{1} << 31)));
@@ -88,7 +94,7 @@ inline int32_t RequantizeFp32(int32_t acc, float scale, int32_t zero_point, int3
   const float scaled = static_cast<float>(acc) * scale;
   const float lo = static_cast<float>(qmin - zero_point);
   const float hi = static_cast<float>(qmax - zero_point);
-  const float clamped = std::min(std::max(scaled, lo), hi);
+  const float clamped = std::min(hi, std::max(lo, scaled));  // a NaN (inf scale x 0) becomes lo
   return static_cast<int32_t>(std::nearbyint(clamped)) + zero_point;
 }
 
@@ -122,7 +128,7 @@ struct QuantizedRange {
 // round half away from zero, intersected with the type's range.
 inline QuantizedRange QuantizedActivationRange(Activation activation, DataType type, float scale, int32_t zero_point) {
   const int32_t qmin = QuantizedTypeMin(type), qmax = QuantizedTypeMax(type);
-  auto quantize = [&](float x) { return zero_point + static_cast<int32_t>(std::round(x / scale)); };
+  auto quantize = [&](float x) { return SaturateToInt32(static_cast<double>(zero_point) + std::round(x / scale)); };
   switch (activation) {
     case Activation::kRelu: return {std::max(qmin, quantize(0.f)), qmax};
     case Activation::kRelu6: return {std::max(qmin, quantize(0.f)), std::min(qmax, quantize(6.f))};

@@ -99,15 +99,15 @@ class QuantizedBinaryKernel final : public Kernel {
         const float flo = static_cast<float>(lo - zo), fhi = static_cast<float>(hi - zo);
         RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
           const int32_t acc = (static_cast<int32_t>(x) - za) * (static_cast<int32_t>(y) - zb);
-          const float scaled = std::min(std::max(static_cast<float>(acc) * scale, flo), fhi);
+          const float scaled = std::min(fhi, std::max(flo, static_cast<float>(acc) * scale));
           return static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + zo);
         });
       } else {
         const QuantizedMultiplier m = mul_multiplier_;
         RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
           const int32_t acc = (static_cast<int32_t>(x) - za) * (static_cast<int32_t>(y) - zb);
-          const int32_t v = MultiplyByQuantizedMultiplier(acc, m) + zo;
-          return static_cast<T>(std::min(std::max(v, lo), hi));
+          const int64_t v = int64_t{MultiplyByQuantizedMultiplier(acc, m)} + zo;  // no overflow at absurd scales
+          return static_cast<T>(std::clamp<int64_t>(v, lo, hi));
         });
       }
     } else {
@@ -129,8 +129,8 @@ class QuantizedBinaryKernel final : public Kernel {
           const int32_t sx = MultiplyByQuantizedMultiplier((static_cast<int32_t>(x) - za) * (1 << p.left_shift), p.a);
           const int32_t sy = MultiplyByQuantizedMultiplier((static_cast<int32_t>(y) - zb) * (1 << p.left_shift), p.b);
           const int32_t sum = kOp == QuantizedBinaryOp::kSub ? sx - sy : sx + sy;
-          const int32_t v = MultiplyByQuantizedMultiplier(sum, p.out) + zo;
-          return static_cast<T>(std::min(std::max(v, lo), hi));
+          const int64_t v = int64_t{MultiplyByQuantizedMultiplier(sum, p.out)} + zo;
+          return static_cast<T>(std::clamp<int64_t>(v, lo, hi));
         });
       }
     }

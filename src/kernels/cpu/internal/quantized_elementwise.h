@@ -19,6 +19,7 @@
 #include "relite/tensor.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/quantization.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 
@@ -63,8 +64,8 @@ inline Status ReadTensorQuant(const KernelContext& ctx, const Tensor& t, const s
 // kernel clamps to.
 inline QuantizedRange TfliteClampRange(float lo, float hi, const TensorQuant& out) {
   QuantizedRange r{out.qmin, out.qmax};
-  if (std::isfinite(lo)) r.min = std::max(r.min, out.zero_point + static_cast<int32_t>(std::round(lo / out.scale)));
-  if (std::isfinite(hi)) r.max = std::min(r.max, out.zero_point + static_cast<int32_t>(std::round(hi / out.scale)));
+  if (std::isfinite(lo)) r.min = std::max(r.min, SaturateToInt32(static_cast<double>(out.zero_point) + std::round(lo / out.scale)));
+  if (std::isfinite(hi)) r.max = std::min(r.max, SaturateToInt32(static_cast<double>(out.zero_point) + std::round(hi / out.scale)));
   return r;
 }
 

@@ -35,8 +35,8 @@ inline Status PrepareQuantizedPool2D(KernelContext& ctx, const Pool2DParams& par
   g->in_h = input.dim(1);
   g->in_w = input.dim(2);
   g->channels = input.dim(3);
-  const PaddedDim h = ComputePaddedDim(params.padding, g->in_h, params.filter_h, params.stride_h, 1);
-  const PaddedDim w = ComputePaddedDim(params.padding, g->in_w, params.filter_w, params.stride_w, 1);
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim h, ComputeWindow(ctx.node(), params.padding, g->in_h, params.filter_h, params.stride_h, 1));
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim w, ComputeWindow(ctx.node(), params.padding, g->in_w, params.filter_w, params.stride_w, 1));
   g->out_h = h.out;
   g->out_w = w.out;
   g->pad_top = h.pad_before;

@@ -140,8 +140,12 @@ Status TransposeConvKernel::Prepare(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
 
   // Padding is that of the forward convolution from the output back to the input.
-  pad_top_ = ComputePaddedDim(params_.padding, out_h_, filter_h_, params_.stride_h, 1).pad_before;
-  pad_left_ = ComputePaddedDim(params_.padding, out_w_, filter_w_, params_.stride_w, 1).pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_top_window, ComputeWindow(ctx.node(), params_.padding, out_h_, filter_h_, params_.stride_h, 1));
+
+  pad_top_ = pad_top_window.pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_left_window, ComputeWindow(ctx.node(), params_.padding, out_w_, filter_w_, params_.stride_w, 1));
+
+  pad_left_ = pad_left_window.pad_before;
   act_ = GetActivationRange(params_.activation);
   const int64_t columns = int64_t{filter_h_} * filter_w_ * out_c_;
   if (columns > INT32_MAX) return ctx.Unsupported("weights too large for 32-bit indexing");

@@ -76,6 +76,10 @@ class QuantizedConcatenationKernel final : public Kernel {
       p.copy = type_ == DataType::kInt16 || (q.scale == out.scale && q.zero_point == out.zero_point);
       p.scale = q.scale * inverse_out_scale;
       p.bias = static_cast<float>(-q.zero_point) * p.scale;
+      if (!p.copy && !(std::isfinite(p.scale) && std::isfinite(p.bias))) {
+        return ctx.Error(name + " scale " + std::to_string(q.scale) + " over the output scale " + std::to_string(out.scale) +
+                         " is not a finite rescale");
+      }
       axis_total += in.dim(axis);
     }
     if (axis_total > std::numeric_limits<int32_t>::max()) return ctx.Error("concatenated dimension is too large");
@@ -125,7 +129,8 @@ class QuantizedConcatenationKernel final : public Kernel {
             for (int64_t j = 0; j < p.row_elements; ++j) {
               // Clamped before the int conversion; the same as TFLite's
               // clamp after it because the bounds are integers.
-              const float v = std::min(std::max(std::round(static_cast<float>(src[j]) * scale + bias), lo), hi);
+              // (lo, x) order: a NaN becomes lo instead of reaching the cast.
+              const float v = std::min(hi, std::max(lo, std::round(static_cast<float>(src[j]) * scale + bias)));
               dst[j] = static_cast<T>(static_cast<int32_t>(v) + zo);
             }
           }

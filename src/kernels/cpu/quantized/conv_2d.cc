@@ -138,8 +138,8 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(CheckConvBiasAndZeroPoints(ctx, in_type_, out_c_, in_q_, out_q_));
   const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
 
-  const PaddedDim ph = ComputePaddedDim(params_.padding, in_h_, filter_h_, params_.stride_h, params_.dilation_h);
-  const PaddedDim pw = ComputePaddedDim(params_.padding, in_w_, filter_w_, params_.stride_w, params_.dilation_w);
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim ph, ComputeWindow(ctx.node(), params_.padding, in_h_, filter_h_, params_.stride_h, params_.dilation_h));
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pw, ComputeWindow(ctx.node(), params_.padding, in_w_, filter_w_, params_.stride_w, params_.dilation_w));
   out_h_ = ph.out;
   out_w_ = pw.out;
   pad_top_ = ph.pad_before;

@@ -80,8 +80,8 @@ class QuantizedLeakyReluKernel final : public Kernel {
       const QuantizedMultiplier id = identity_, al = alpha_multiplier_;
       UnaryMap(ctx, in, out, n, kDefaultMinChunk, [=](T x) {
         const int32_t d = static_cast<int32_t>(x) - zi;
-        const int32_t v = zo + MultiplyByQuantizedMultiplier(d, d >= 0 ? id : al);
-        return static_cast<T>(std::min(std::max(v, lo), hi));
+        const int64_t v = int64_t{zo} + MultiplyByQuantizedMultiplier(d, d >= 0 ? id : al);  // 64-bit: absurd scales
+        return static_cast<T>(std::clamp<int64_t>(v, lo, hi));
       });
     }
   }

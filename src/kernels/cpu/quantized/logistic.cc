@@ -23,7 +23,7 @@ Status BuildLogisticTable(KernelContext&, DataType type, TensorQuant in, TensorQ
         const float x = static_cast<float>(q - in.zero_point) * in.scale;
         const float s = std::signbit(x) ? 1.0f / (1.0f + std::exp(-x)) : 1.0f - 1.0f / (1.0f + std::exp(x));
         const float r = std::nearbyint(s * inv_out_scale) + static_cast<float>(out.zero_point);
-        return static_cast<int32_t>(std::min(std::max(r, lo), hi));
+        return static_cast<int32_t>(std::min(hi, std::max(lo, r)));
       },
       table);
   return Status::Ok();

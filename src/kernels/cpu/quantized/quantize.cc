@@ -91,7 +91,7 @@ class QuantizeKernel final : public Kernel {
     const float inv = inverse_scale_;
     const float lo = static_cast<float>(qmin - zp), hi = static_cast<float>(qmax - zp);
     auto vector_rule = [=](float x) {
-      const float v = std::min(std::max(x * inv, lo), hi);
+      const float v = std::min(hi, std::max(lo, x * inv));
       return static_cast<Out>(static_cast<int32_t>(std::nearbyint(v)) + zp);
     };
     if constexpr (!std::is_same_v<Out, int16_t>) {
@@ -103,8 +103,8 @@ class QuantizeKernel final : public Kernel {
       UnaryMap(ctx, in, out, head, kDefaultMinChunk, vector_rule);
       const double scale = out_.scale;
       for (int64_t i = head; i < n; ++i) {
-        const double v = std::min(std::max(std::round(static_cast<double>(in[i]) / scale), static_cast<double>(lo)),
-                                  static_cast<double>(hi));
+        const double v = std::min(static_cast<double>(hi),
+                                  std::max(static_cast<double>(lo), std::round(static_cast<double>(in[i]) / scale)));
         out[i] = static_cast<Out>(static_cast<int32_t>(v) + zp);
       }
     }
@@ -138,11 +138,13 @@ class QuantizeKernel final : public Kernel {
         Out block_table[256], tail_table[256];
         for (int b = 0; b < 256; ++b) {
           const auto x = static_cast<int32_t>(static_cast<In>(b));
-          const int32_t h = SaturatingRoundingDoublingHighMul((x - zi) * (1 << left), m.multiplier);
-          const auto v = static_cast<int32_t>((static_cast<int64_t>(h) + half) >> right) + zo;
-          block_table[b] = static_cast<Out>(std::min(std::max(v, qmin), qmax));
-          const int32_t t = MultiplyByQuantizedMultiplier(x - zi, m) + zo;
-          tail_table[b] = static_cast<Out>(std::min(std::max(t, qmin), qmax));
+          const int32_t h = SaturatingRoundingDoublingHighMul(static_cast<int32_t>(static_cast<uint32_t>(x - zi) << left), m.multiplier);
+          // Sums in 64 bits: an absurd scale ratio saturates the multiply,
+          // and adding the zero point must not overflow then.
+          const int64_t v = ((static_cast<int64_t>(h) + half) >> right) + zo;
+          block_table[b] = static_cast<Out>(std::clamp<int64_t>(v, qmin, qmax));
+          const int64_t t = int64_t{MultiplyByQuantizedMultiplier(x - zi, m)} + zo;
+          tail_table[b] = static_cast<Out>(std::clamp<int64_t>(t, qmin, qmax));
         }
         const Out* table = block_table;
         const int64_t head = n - n % 16;
@@ -164,8 +166,8 @@ class QuantizeKernel final : public Kernel {
         for (int64_t i = head; i < n; ++i) out[i] = tail_table[static_cast<uint8_t>(in[i])];
       } else {
         UnaryMap(ctx, in, out, n, kDefaultMinChunk, [=](In x) {
-          const int32_t v = MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - zi, m) + zo;
-          return static_cast<Out>(std::min(std::max(v, qmin), qmax));
+          const int64_t v = int64_t{MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - zi, m)} + zo;
+          return static_cast<Out>(std::clamp<int64_t>(v, qmin, qmax));
         });
       }
     }

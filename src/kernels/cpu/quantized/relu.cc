@@ -66,8 +66,8 @@ class QuantizedClampKernel final : public Kernel {
     const int32_t zi = in_zp_, zo = out_zp_;
     const QuantizedMultiplier m = multiplier_;
     UnaryMap(ctx, in, out, n, kDefaultMinChunk, [=](T x) {
-      const int32_t v = zo + MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - zi, m);
-      return static_cast<T>(std::min(std::max(v, lo), hi));
+      const int64_t v = int64_t{zo} + MultiplyByQuantizedMultiplier(static_cast<int32_t>(x) - zi, m);  // 64-bit: absurd scales
+      return static_cast<T>(std::clamp<int64_t>(v, lo, hi));
     });
   }
 

@@ -20,6 +20,7 @@
 #include "src/kernels/cpu/internal/quantized_lut.h"
 #include "src/kernels/cpu/internal/resize.h"
 #include "src/kernels/cpu/kernels.h"
+#include "src/core/base/saturate.h"
 
 namespace relite::cpu {
 namespace {
@@ -39,8 +40,10 @@ void ComputeQ11Taps(int32_t in_size, int32_t out_size, bool align_corners, bool 
   taps->weight.resize(static_cast<size_t>(out_size));
   for (int32_t o = 0; o < out_size; ++o) {
     float src = static_cast<float>(o) * scale;
-    if (!legacy) src = std::min(std::max(src + offset, 0.0f), max_index);
-    const auto lo = static_cast<int32_t>(src);
+    if (!legacy) src = std::min(max_index, std::max(0.0f, src + offset));
+    // Saturated and capped: a huge declared input dimension (on an empty
+    // tensor) must not overflow the conversion or lo + 1.
+    const int32_t lo = std::min(SaturateToInt32(src), in_size - 1);
     const auto i = static_cast<size_t>(o);
     taps->lo[i] = lo;
     taps->hi[i] = std::min(lo + 1, in_size - 1);
@@ -91,8 +94,11 @@ class QuantizedResizeBilinearKernel final : public Kernel {
     }
     int32_t out_h = 0, out_w = 0;
     RELITE_RETURN_IF_ERROR(PrepareResize(ctx, &out_h, &out_w));
-    ComputeQ11Taps(input.dim(1), out_h, align_corners_, half_pixel_, &rows_);
-    ComputeQ11Taps(input.dim(2), out_w, align_corners_, half_pixel_, &cols_);
+    // No taps for an empty output: one dimension alone (of 2^30) would be
+    // gigabytes of taps for nothing.
+    const bool empty = ctx.output(0).num_elements() == 0;
+    ComputeQ11Taps(input.dim(1), empty ? 0 : out_h, align_corners_, half_pixel_, &rows_);
+    ComputeQ11Taps(input.dim(2), empty ? 0 : out_w, align_corners_, half_pixel_, &cols_);
     // Two x-interpolated rows of int32 per part; one part per thread.
     parts_ = std::max(1, ctx.num_threads());
     const auto row_len = static_cast<size_t>(out_w) * static_cast<size_t>(input.dim(3));

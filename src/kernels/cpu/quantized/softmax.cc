@@ -69,8 +69,8 @@ void SoftmaxRowsInt16(const Int16Lut& exp_lut, const Int16Lut& recip_lut, Quanti
     for (int64_t j = 0; j < depth; ++j) m = std::max(m, xr[j]);
     int32_t sum = 0;
     for (int64_t j = 0; j < depth; ++j) {
-      const int32_t scaled = MultiplyByQuantizedMultiplier(static_cast<int32_t>(xr[j]) - m, mult) + 32767;
-      const auto e = LookupInt16Lut(exp_lut, static_cast<int16_t>(std::clamp(scaled, -32768, 32767)));
+      const int64_t scaled = int64_t{MultiplyByQuantizedMultiplier(static_cast<int32_t>(xr[j]) - m, mult)} + 32767;
+      const auto e = LookupInt16Lut(exp_lut, static_cast<int16_t>(std::clamp<int64_t>(scaled, -32768, 32767)));
       yr[j] = e;  // the exponentials wait in the output row
       sum += e;
     }
@@ -128,7 +128,15 @@ class QuantizedSoftmaxKernel final : public Kernel {
       return ctx.ResizeOutput(0, input.shape);
     }
     const float scale = -in_q.scale * beta_;
-    for (int32_t d = 0; d <= 255; ++d) table_[255 - d] = std::exp(scale * static_cast<float>(d));
+    for (int32_t d = 0; d <= 255; ++d) {
+      table_[255 - d] = std::exp(scale * static_cast<float>(d));
+      // A negative beta can overflow the exponential: the row sums, and the
+      // float-to-integer conversions after them, would be undefined.
+      if (!std::isfinite(table_[255 - d])) {
+        return ctx.Error("beta " + std::to_string(beta_) + " with input scale " + std::to_string(in_q.scale) +
+                         " overflows the softmax exponential");
+      }
+    }
     return ctx.ResizeOutput(0, input.shape);
   }
 
@@ -176,6 +184,9 @@ class QuantizedSoftmaxKernel final : public Kernel {
 StatusOr<std::unique_ptr<Kernel>> CreateQuantizedSoftmax(const Node& node) {
   float beta = 0.f;  // schema default when the options table is absent
   if (const auto* o = GetOptions<tflite::SoftmaxOptions>(node)) beta = o->beta();
+  if (!std::isfinite(beta)) {
+    return InvalidArgumentError(node.Describe() + ": beta is " + std::to_string(beta) + "; it must be finite");
+  }
   return std::unique_ptr<Kernel>(std::make_unique<QuantizedSoftmaxKernel>(beta));
 }
 

@@ -22,7 +22,7 @@ Status BuildTanhTable(KernelContext&, DataType type, TensorQuant in, TensorQuant
         const float x = static_cast<float>(q - in.zero_point) * in.scale;
         // std::tanh(float) is the C library's tanhf.
         const float r = std::nearbyint(std::tanh(x) * inv_out_scale) + static_cast<float>(out.zero_point);
-        return static_cast<int32_t>(std::min(std::max(r, lo), hi));
+        return static_cast<int32_t>(std::min(hi, std::max(lo, r)));
       },
       table);
   return Status::Ok();

@@ -236,8 +236,12 @@ Status QuantizedTransposeConvKernel::Prepare(KernelContext& ctx) {
   out_w_ = out_shape[2];
   RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
   // Padding is that of the forward convolution from the output back to the input.
-  pad_top_ = ComputePaddedDim(params_.padding, out_h_, filter_h_, params_.stride_h, 1).pad_before;
-  pad_left_ = ComputePaddedDim(params_.padding, out_w_, filter_w_, params_.stride_w, 1).pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_top_window, ComputeWindow(ctx.node(), params_.padding, out_h_, filter_h_, params_.stride_h, 1));
+
+  pad_top_ = pad_top_window.pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_left_window, ComputeWindow(ctx.node(), params_.padding, out_w_, filter_w_, params_.stride_w, 1));
+
+  pad_left_ = pad_left_window.pad_before;
   const int64_t columns = int64_t{filter_h_} * filter_w_ * out_c_;
   if (columns > INT32_MAX / 2 || int64_t{out_w_} * out_c_ > INT32_MAX / 2) {
     return ctx.Unsupported("transposed convolution too large for 32-bit indexing");
@@ -362,8 +366,8 @@ void QuantizedTransposeConvKernel::Requantize8(const int32_t* acc, const int32_t
       const int32_t v = a[c] + (bias != nullptr ? bias[c] : 0);
       const QuantizedMultiplier m = multipliers_[static_cast<size_t>(c)];
       const bool vector = is_int8 ? c < vector_channels : flat + static_cast<size_t>(c) < vector_end;
-      const int32_t q = (vector ? VectorRequantize(v, m) : MultiplyByQuantizedMultiplier(v, m)) + zp;
-      o[c] = static_cast<uint8_t>(std::clamp(q, range_.min, range_.max));
+      const int64_t q = int64_t{vector ? VectorRequantize(v, m) : MultiplyByQuantizedMultiplier(v, m)} + zp;
+      o[c] = static_cast<uint8_t>(std::clamp<int64_t>(q, range_.min, range_.max));
     }
   }
 }

@@ -468,12 +468,12 @@ Status QuantizedLstmKernel::Prepare(KernelContext& ctx) {
     projection_scale_ = QuantizeMultiplier(w_p_scale * hidden_scale / output_state_scale);
   }
   quantized_cell_clip_ = cell_clip_ > 0.f
-                             ? static_cast<int16_t>(std::min(std::max(cell_clip_ / cell_state_scale, -32768.0f), 32767.0f))
+                             ? static_cast<int16_t>(std::min(32767.0f, std::max(-32768.0f, cell_clip_ / cell_state_scale)))
                              : int16_t{0};
   if (proj_clip_ > 0.f) {
     const Tensor& output = ctx.output(0);
     if (!output.quant.IsQuantized()) return ctx.Error("output has no quantization scale (needed for proj_clip)");
-    quantized_proj_clip_ = static_cast<int8_t>(std::min(std::max(proj_clip_ / output.quant.scale[0], -128.0f), 127.0f));
+    quantized_proj_clip_ = static_cast<int8_t>(std::min(127.0f, std::max(-128.0f, proj_clip_ / output.quant.scale[0])));
   } else {
     quantized_proj_clip_ = 0;
   }

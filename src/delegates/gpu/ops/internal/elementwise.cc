@@ -1,5 +1,7 @@
 #include "src/delegates/gpu/ops/internal/elementwise.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "src/core/ops/params.h"
@@ -95,6 +97,25 @@ Status EmitBinary(OpBuilder& b, const std::string& expr, bool fused_activation, 
   }
   RELITE_ASSIGN_OR_RETURN(GpuShape s, b.Shape(out));
   const Shape& out_shape = b.tensor(out).shape;
+  // The declared output must be what the CPU computes (numpy broadcasting of
+  // the operands), not merely something they broadcast to.
+  {
+    const Shape& x = b.tensor(in_a).shape;
+    const Shape& y = b.tensor(in_b).shape;
+    Shape want(std::max(x.size(), y.size()), 1);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const int32_t dx = i < want.size() - x.size() ? 1 : x[i - (want.size() - x.size())];
+      const int32_t dy = i < want.size() - y.size() ? 1 : y[i - (want.size() - y.size())];
+      if (dx != dy && dx != 1 && dy != 1) {
+        return NotOnGpu(fmt::format("operands {} and {} do not broadcast", ShapeToString(x), ShapeToString(y)));
+      }
+      want[i] = dx == 1 ? dy : dx;
+    }
+    if (want != out_shape) {
+      return NotOnGpu(fmt::format("the output shape {} is not the broadcast shape {} of the operands", ShapeToString(out_shape),
+                                  ShapeToString(want)));
+    }
+  }
   RELITE_ASSIGN_OR_RETURN(GpuShape sa, BroadcastOperand(b, in_a, out_shape));
   RELITE_ASSIGN_OR_RETURN(GpuShape sb, BroadcastOperand(b, in_b, out_shape));
   for (const GpuShape* x : {&sa, &sb}) {

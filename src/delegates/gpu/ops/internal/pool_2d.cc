@@ -108,8 +108,8 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   if (b.tensor(in).shape.size() != 4 || b.tensor(out).shape.size() != 4) return NotOnGpu("input and output must be 4-D");
   RELITE_ASSIGN_OR_RETURN(GpuShape si, b.Shape(in));
   RELITE_ASSIGN_OR_RETURN(GpuShape so, b.Shape(out));
-  const PaddedDim ph = ComputePaddedDim(p.padding, si.h, p.filter_h, p.stride_h, 1);
-  const PaddedDim pw = ComputePaddedDim(p.padding, si.w, p.filter_w, p.stride_w, 1);
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim ph, ComputeWindow(b.node(), p.padding, si.h, p.filter_h, p.stride_h, 1));
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pw, ComputeWindow(b.node(), p.padding, si.w, p.filter_w, p.stride_w, 1));
   if (ph.out != so.h || pw.out != so.w || si.b != so.b || si.c != so.c) {
     return InvalidArgumentError(fmt::format("{}: output shape {} does not match pooling {}", b.node().Describe(),
                                             GpuShapeToString(so), GpuShapeToString(si)));

@@ -102,8 +102,12 @@ Status EmitTransposeConvOp(OpBuilder& b, const TransposeConvInputs& inputs) {
                                             ShapeToString(b.tensor(in).shape), ShapeToString(ws)));
   }
   // Padding is that of the forward convolution from the output back to the input.
-  const int pad_h = ComputePaddedDim(p.padding, so.h, kh, p.stride_h, 1).pad_before;
-  const int pad_w = ComputePaddedDim(p.padding, so.w, kw, p.stride_w, 1).pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_h_window, ComputeWindow(b.node(), p.padding, so.h, kh, p.stride_h, 1));
+
+  const int pad_h = pad_h_window.pad_before;
+  RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_w_window, ComputeWindow(b.node(), p.padding, so.w, kw, p.stride_w, 1));
+
+  const int pad_w = pad_w_window.pad_before;
   const int w_const = b.AddConstant(PackedConvWeightsCount(cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
     PackConvWeights(OpBuilder::ConstantFloats(t, weights), cout, kh, kw, cin, dst);
   });
