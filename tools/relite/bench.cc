@@ -87,7 +87,7 @@ void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int
   double total = 0;
   for (int i = 0; i < interp.nodes_size(); ++i) {
     if (interp.node_is_folded(i) || interp.node_is_fused(i) || interp.node_is_delegated(i)) continue;
-    const std::string& op = interp.node(i).op_name;
+    const std::string op = Safe(interp.node(i).op_name);
     const double us = profile.MedianUs(i);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.op == op; });
     if (it == rows.end()) it = rows.insert(rows.end(), Row{op});
@@ -112,7 +112,7 @@ void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int
     const Node& n = interp.node(i);
     const Tensor* in = !n.inputs.empty() && n.inputs[0] >= 0 ? interp.tensor(n.inputs[0]) : nullptr;
     const Tensor* out = !n.outputs.empty() ? interp.tensor(n.outputs[0]) : nullptr;
-    fmt::print("  {:>5} {:<26} {:>9.1f} {:>6.1f}%  {:<20} {}\n", i, n.op_name, us, total > 0 ? 100.0 * us / total : 0.0,
+    fmt::print("  {:>5} {:<26} {:>9.1f} {:>6.1f}%  {:<20} {}\n", i, Safe(n.op_name), us, total > 0 ? 100.0 * us / total : 0.0,
                ShapeText(in), ShapeText(out));
   }
 }
@@ -124,7 +124,7 @@ Status Bench(const BenchOptions& o) {
 
   Loaded loaded;
   Stopwatch init_sw;
-  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate));
+  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.limits));
   const double init_ms = init_sw.ElapsedMs();
   Interpreter& interp = *loaded.interpreter;
 

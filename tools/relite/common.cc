@@ -1,8 +1,12 @@
 #include "tools/relite/common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -31,8 +35,58 @@ int ReportError(const Status& status) {
   return ReportError(status.message().empty() ? status.ToString() : status.message());
 }
 
+namespace {
+
+// "4096", "512M", "4G", "1.5e9", "0": a non-negative number with an optional
+// K/M/G/T suffix (multiples of `unit`: 1024 for bytes, 1000 for MACs).
+StatusOr<double> ParseAmount(const std::string& flag, const std::string& text, double unit) {
+  if (text.empty()) return InvalidArgumentError(flag + " needs a value");
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return InvalidArgumentError(fmt::format("{} '{}' is not a number", flag, text));
+  }
+  std::string rest = text.substr(used);
+  double mult = 1;
+  if (rest.size() == 1) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[0])));
+    const std::string suffixes = "KMGT";
+    const size_t k = suffixes.find(c);
+    if (k == std::string::npos) return InvalidArgumentError(fmt::format("{} '{}': unknown suffix '{}' (use K, M, G or T)", flag, text, rest));
+    mult = std::pow(unit, static_cast<double>(k + 1));
+  } else if (!rest.empty()) {
+    return InvalidArgumentError(fmt::format("{} '{}' is not a number with an optional K/M/G/T suffix", flag, text));
+  }
+  v *= mult;
+  if (!std::isfinite(v) || v < 0) return InvalidArgumentError(fmt::format("{} must be >= 0, got '{}'", flag, text));
+  return v;
+}
+
+}  // namespace
+
+StatusOr<ResourceLimits> ParseLimits(const LimitFlags& flags) {
+  ResourceLimits limits;
+  auto bytes = [](double v) { return v >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(v); };
+  if (!flags.arena_bytes.empty()) {
+    RELITE_ASSIGN_OR_RETURN(double v, ParseAmount("--max-arena-bytes", flags.arena_bytes, 1024));
+    limits.max_arena_bytes = bytes(v);
+  }
+  if (!flags.tensor_bytes.empty()) {
+    RELITE_ASSIGN_OR_RETURN(double v, ParseAmount("--max-tensor-bytes", flags.tensor_bytes, 1024));
+    limits.max_tensor_bytes = bytes(v);
+  }
+  if (!flags.macs.empty()) {
+    RELITE_ASSIGN_OR_RETURN(double v, ParseAmount("--max-macs", flags.macs, 1000));
+    limits.max_macs = v;
+  }
+  return limits;
+}
+
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors,
-                 const DelegateFlags& delegate) {
+                 const DelegateFlags& delegate, const LimitFlags& limit_flags) {
+  RELITE_ASSIGN_OR_RETURN(ResourceLimits limits, ParseLimits(limit_flags));
   if (!delegate.name.empty()) {
     // An unknown name or device is an error before any work; a delegate this
     // machine cannot run (no OpenCL) leaves the model on the CPU.
@@ -56,7 +110,7 @@ Status LoadModel(const std::string& path, int threads, bool build, Loaded* loade
   if (!build) return Status::Ok();
   loaded->resolver = std::make_unique<BuiltinOpResolver>();
   InterpreterBuilder builder(*loaded->model, *loaded->resolver);
-  builder.SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors);
+  builder.SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors).SetResourceLimits(limits);
   if (loaded->delegate) builder.AddDelegate(loaded->delegate.get());
   auto interp = builder.Build();
   if (!interp.ok()) return interp.status();

@@ -13,6 +13,14 @@ namespace relite::cli {
 
 constexpr const char* kVersion = "0.1.0";
 
+// --max-arena-bytes, --max-tensor-bytes (sizes: 4096, 512M, 4G; binary
+// multiples) and --max-macs (2e11, 200G; decimal); "0" lifts a bound, an
+// empty string keeps the library default (ResourceLimits).
+struct LimitFlags {
+  std::string arena_bytes, tensor_bytes, macs;
+};
+StatusOr<ResourceLimits> ParseLimits(const LimitFlags& flags);
+
 struct RunOptions {
   std::string model;
   std::vector<std::string> inputs;
@@ -25,11 +33,13 @@ struct RunOptions {
   bool save_inputs = false;
   std::string dump_tensors;
   DelegateFlags delegate;
+  LimitFlags limits;
 };
 struct InspectOptions {
   std::string model;
   int threads = 0;
   DelegateFlags delegate;
+  LimitFlags limits;
 };
 struct BenchOptions {
   std::string model;
@@ -40,6 +50,7 @@ struct BenchOptions {
   bool profile = false;  // per-op time table after the timed runs
   int profile_nodes = 0;  // also list this many slowest nodes (implies profile)
   DelegateFlags delegate;
+  LimitFlags limits;
 };
 
 // Each returns the process exit code; errors are printed with ReportError.
@@ -69,7 +80,10 @@ struct Loaded {
 // that is unavailable on this machine (no OpenCL) is a warning: the model runs
 // on the CPU.
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false,
-                 const DelegateFlags& delegate = {});
+                 const DelegateFlags& delegate = {}, const LimitFlags& limits = {});
+// A name (tensor, op, subgraph, description) read from a model file, safe to
+// print: control bytes and invalid UTF-8 as \xNN (EscapeUntrusted).
+inline std::string Safe(const std::string& bytes) { return EscapeUntrusted(bytes); }
 
 // "none", "scale=0.0078125 zp=128", "per-channel(32) dim=3 scale=[0.001..0.02]".
 std::string QuantSummary(const Quantization& q);

@@ -360,6 +360,24 @@ int ConvertCommand(const ConvertOptions& options) {
   }
   auto model = Model::FromFile(options.model);
   if (!model.ok()) return ReportError(model.status());
+  {
+    // A model with nothing quantized would come out as a copy of itself.
+    int quantized = 0, half = 0;
+    const tflite::Model* fb = (*model)->fb();
+    for (const tflite::SubGraph* sg : *fb->subgraphs()) {
+      if (sg->tensors() == nullptr) continue;
+      for (const tflite::Tensor* t : *sg->tensors()) {
+        const bool q = t->quantization() && t->quantization()->scale() && t->quantization()->scale()->size() > 0;
+        if (q && t->type() != tflite::TensorType::FLOAT32) ++quantized;
+        if (t->type() == tflite::TensorType::FLOAT16) ++half;
+      }
+    }
+    if (quantized == 0 && (half == 0 || options.weights == "float16")) {
+      return ReportError(fmt::format(
+          "convert: {} has no quantized tensors{}: it is already a float model, there is nothing to dequantize",
+          options.model, half > 0 ? " (its weights are already float16)" : ""));
+    }
+  }
   ModelWriter w(fmt::format("relite convert --dequantize --weights {}", options.weights));
   Dequantizer d(**model, options.weights == "float16");
   if (Status s = d.Run(&w); !s.ok()) return ReportError(s.WithContext(options.model));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "tflite_generated.h"
+#include "src/core/model/model_facts.h"
 #include "tools/relite/common.h"
 
 namespace relite::cli {
@@ -82,7 +83,7 @@ std::vector<TensorInfo> ReadTensors(const Model& model, const tflite::SubGraph* 
   for (flatbuffers::uoffset_t i = 0; i < sg->tensors()->size(); ++i) {
     const tflite::Tensor* ft = sg->tensors()->Get(i);
     TensorInfo t;
-    t.name = ft->name() ? ft->name()->str() : "";
+    t.name = ft->name() ? Safe(ft->name()->str()) : "";
     t.type = static_cast<DataType>(ft->type());
     if (ft->shape())
       for (int32_t d : *ft->shape()) t.shape.push_back(d);
@@ -95,15 +96,15 @@ std::vector<TensorInfo> ReadTensors(const Model& model, const tflite::SubGraph* 
     }
     t.is_variable = ft->is_variable();
     t.sparse = ft->sparsity() != nullptr;
-    auto [data, size] = model.buffer(ft->buffer());
-    t.has_data = data != nullptr && size > 0;
+    // Sizes from what the verifier established (checked element counts).
+    const TensorFacts& fact = model.facts().subgraphs[0].tensors[i];
+    t.has_data = fact.constant();
     if (t.has_data) {
-      t.bytes = t.file_bytes = size;
+      t.bytes = t.file_bytes = fact.data_bytes;
     } else {
-      int64_t n = NumElements(t.shape);
       size_t elem = DataTypeSize(t.type);
-      t.bytes_known = n >= 0 && elem > 0;
-      t.bytes = t.bytes_known ? static_cast<size_t>(n) * elem : 0;
+      t.bytes_known = elem > 0;
+      t.bytes = t.bytes_known ? static_cast<size_t>(fact.elements) * elem : 0;
     }
     t.kind = t.has_data ? "constant" : t.is_variable ? "variable" : "arena";
     if (interp != nullptr && static_cast<int>(i) < interp->tensors_size()) {
@@ -136,7 +137,7 @@ std::vector<OpInfo> ReadOps(const tflite::Model* fb, const tflite::SubGraph* sg,
   if (interp != nullptr) {
     for (int i = 0; i < interp->nodes_size(); ++i) {
       const Node& n = interp->node(i);
-      out.push_back({n.op_name, n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : (interp->node_is_fused(i) ? "fused" : "no")});
+      out.push_back({Safe(n.op_name), n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : (interp->node_is_fused(i) ? "fused" : "no")});
     }
     return out;
   }
@@ -153,7 +154,7 @@ std::vector<OpInfo> ReadOps(const tflite::Model* fb, const tflite::SubGraph* sg,
           std::max(static_cast<int32_t>(code->deprecated_builtin_code()), static_cast<int32_t>(code->builtin_code()));
       info.version = code->version();
       if (builtin == kCustomCode)
-        info.name = code->custom_code() ? code->custom_code()->str() : "CUSTOM(unnamed)";
+        info.name = code->custom_code() ? Safe(code->custom_code()->str()) : "CUSTOM(unnamed)";
       else
         info.name = BuiltinOpName(builtin);
     }
@@ -185,7 +186,7 @@ void PrintIo(const char* title, const std::vector<int>& indices, const std::vect
 int InspectCommand(const InspectOptions& o) {
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
-  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate);
+  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.limits);
   if (loaded.model == nullptr) return ReportError(build_status);
   // A delegate that cannot be created (unknown name) is an error, not a
   // model to describe without it.
@@ -199,12 +200,12 @@ int InspectCommand(const InspectOptions& o) {
   const tflite::SubGraph* sg = num_subgraphs > 0 ? fb->subgraphs()->Get(0) : nullptr;
 
   fmt::print("model: {} ({} bytes)\n", o.model, model.size());
-  fmt::print("description: {}\n", fb->description() ? fb->description()->str() : "(none)");
+  fmt::print("description: {}\n", fb->description() ? Safe(fb->description()->str()) : "(none)");
   fmt::print("schema version: {}\n", fb->version());
   fmt::print("subgraphs: {}\n", num_subgraphs);
   for (int s = 0; s < num_subgraphs; ++s) {
     const tflite::SubGraph* g = fb->subgraphs()->Get(static_cast<flatbuffers::uoffset_t>(s));
-    fmt::print("  [{}] {}{}: {} tensors, {} operators\n", s, g->name() ? g->name()->str() : "(unnamed)",
+    fmt::print("  [{}] {}{}: {} tensors, {} operators\n", s, g->name() ? Safe(g->name()->str()) : "(unnamed)",
                s == 0 ? " (main)" : "", g->tensors() ? g->tensors()->size() : 0,
                g->operators() ? g->operators()->size() : 0);
   }
@@ -270,7 +271,8 @@ int InspectCommand(const InspectOptions& o) {
       for (const NodePlacement& p : report.nodes) {
         std::string where = DelegationReport::PlacementName(p, report.display_name);
         if (p.where == NodePlacement::Where::kCpu && interp->node_is_fused(p.node)) where = "CPU (fused into its producer)";
-        t.Add({std::to_string(p.node), fmt::format("{} v{}", p.op_name, p.version), where, p.reason.empty() ? "-" : p.reason});
+        t.Add({std::to_string(p.node), fmt::format("{} v{}", Safe(p.op_name), p.version), where,
+               p.reason.empty() ? "-" : Safe(p.reason)});
       }
       t.Print();
       fmt::print("{}\n\n", report.Summary());

@@ -29,6 +29,20 @@ int Main(int argc, char** argv) {
     delegate_help += (names.empty() ? std::string("none in this build") : names) + ")";
   }
 
+  // The resource bounds (relite::ResourceLimits) on run, inspect and bench.
+  auto add_limit_flags = [](CLI::App* cmd, relite::cli::LimitFlags& flags) {
+    cmd->add_option("--max-arena-bytes", flags.arena_bytes,
+                    "Refuse a model whose activation arena exceeds SIZE (e.g. 512M, 4G; 0: no bound; default 4G)")
+        ->type_name("SIZE");
+    cmd->add_option("--max-tensor-bytes", flags.tensor_bytes,
+                    "Refuse a model with a tensor larger than SIZE (0: no bound; default 1G)")
+        ->type_name("SIZE");
+    cmd->add_option("--max-macs", flags.macs,
+                    "Refuse a model estimated to need more than N multiply-accumulates per inference (e.g. 2e11, 500G; "
+                    "0: no bound; default 2e11)")
+        ->type_name("N");
+  };
+
   relite::cli::RunOptions run_opts;
   CLI::App* run = app.add_subcommand("run", "Run one inference and summarise the outputs");
   run->add_option("MODEL", run_opts.model, "The .tflite model")->required();
@@ -53,6 +67,7 @@ int Main(int argc, char** argv) {
   run->add_option("--delegate", run_opts.delegate.name, delegate_help)->type_name("NAME");
   run->add_option("--precision", run_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
+  add_limit_flags(run, run_opts.limits);
   run->add_option("--gpu-device", run_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 
@@ -65,6 +80,7 @@ int Main(int argc, char** argv) {
       ->type_name("NAME");
   inspect->add_option("--precision", inspect_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
+  add_limit_flags(inspect, inspect_opts.limits);
   inspect->add_option("--gpu-device", inspect_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 
@@ -84,6 +100,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--delegate", bench_opts.delegate.name, delegate_help)->type_name("NAME");
   bench->add_option("--precision", bench_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
+  add_limit_flags(bench, bench_opts.limits);
   bench->add_option("--gpu-device", bench_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 

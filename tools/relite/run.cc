@@ -1,4 +1,5 @@
 // relite run: one inference on given or pseudo-random inputs.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -13,7 +14,7 @@ namespace relite::cli {
 namespace {
 
 std::string TensorLine(int index, const Tensor& t) {
-  return fmt::format("  [{}] {}  {} {}", index, t.name.empty() ? "(unnamed)" : t.name, DataTypeName(t.type),
+  return fmt::format("  [{}] {}  {} {}", index, t.name.empty() ? "(unnamed)" : Safe(t.name), DataTypeName(t.type),
                      ShapeToString(t.shape));
 }
 
@@ -32,6 +33,9 @@ Status Run(const RunOptions& o) {
   else
     return InvalidArgumentError(fmt::format("--float-range must be -1,1 or 0,1, got '{}'", o.float_range));
   if (o.top_given && o.top <= 0) return InvalidArgumentError(fmt::format("--top must be >= 1, got {}", o.top));
+  if (o.top_given && o.labels.empty()) {
+    return InvalidArgumentError("--top needs --labels FILE (the class names to rank output 0 by)");
+  }
   if (o.save_inputs && o.output_dir.empty()) return InvalidArgumentError("--save-inputs needs --output-dir");
 
   // Read the labels before the (possibly slow) model work so a typo fails fast.
@@ -40,12 +44,13 @@ Status Run(const RunOptions& o) {
     auto l = ReadLabels(o.labels);
     if (!l.ok()) return l.status();
     labels = std::move(*l);
+    if (labels.empty()) return InvalidArgumentError(fmt::format("labels file '{}' holds no labels (it is empty)", o.labels));
   }
 
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
   RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/!o.dump_tensors.empty(),
-                                  o.delegate));
+                                  o.delegate, o.limits));
   Interpreter& interp = *loaded.interpreter;
 
   const int num_inputs = interp.num_inputs();
@@ -126,10 +131,15 @@ Status Run(const RunOptions& o) {
     const Tensor& out = *interp.output_tensor(0);
     if (!IsNumeric(out.type))
       return InvalidArgumentError(fmt::format("output 0 is {}: cannot rank classes", DataTypeName(out.type)));
+    if (static_cast<int64_t>(labels.size()) != out.num_elements() / std::max<int64_t>(1, out.shape.empty() ? 1 : out.shape[0])) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "WARNING: %s has %zu labels but output 0 has %lld classes\n", o.labels.c_str(), labels.size(),
+                   static_cast<long long>(out.num_elements() / std::max<int64_t>(1, out.shape.empty() ? 1 : out.shape[0])));
+    }
     fmt::print("top-{} of output 0:\n", o.top);
     for (const TopEntry& e : TopK(out, o.top)) {
       std::string label = e.index < static_cast<int64_t>(labels.size()) ? labels[static_cast<size_t>(e.index)] : "";
-      fmt::print("{:.5f}  {}{}\n", e.score, e.index, label.empty() ? "" : "  " + label);
+      fmt::print("{:.5f}  {}{}\n", e.score, e.index, label.empty() ? "" : "  " + Safe(label));
     }
   }
   return Status::Ok();

@@ -1,6 +1,7 @@
 #include "tools/relite/tensor_io.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -443,18 +444,60 @@ StatusOr<NpyArray> ReadNpy(const std::string& path) {
   return a;
 }
 
+Status CheckPngChecksums(const std::string& path, const std::vector<uint8_t>& file) {
+  static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (file.size() < 8 || std::memcmp(file.data(), kSignature, 8) != 0) return Status::Ok();  // not a PNG
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t n = 0; n < 256; ++n) {
+      uint32_t c = n;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[n] = c;
+    }
+    return t;
+  }();
+  auto be32 = [&](size_t at) {
+    return (uint32_t{file[at]} << 24) | (uint32_t{file[at + 1]} << 16) | (uint32_t{file[at + 2]} << 8) | file[at + 3];
+  };
+  size_t at = 8;
+  while (true) {
+    if (file.size() - at < 12) return InvalidArgumentError(fmt::format("PNG '{}' is truncated at byte {} (no IEND chunk)", path, at));
+    const uint32_t length = be32(at);
+    if (length > file.size() - at - 12) {
+      return InvalidArgumentError(fmt::format("PNG '{}': the chunk at byte {} claims {} bytes, past the end of the file", path, at, length));
+    }
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = at + 4; i < at + 8 + length; ++i) crc = table[(crc ^ file[i]) & 0xFF] ^ (crc >> 8);
+    crc ^= 0xFFFFFFFFu;
+    const std::string type(reinterpret_cast<const char*>(file.data() + at + 4), 4);
+    if (crc != be32(at + 8 + length)) {
+      return InvalidArgumentError(fmt::format("PNG '{}': chunk '{}' at byte {} has a bad CRC (the file is corrupted)", path,
+                                              EscapeUntrusted(type), at));
+    }
+    at += 12 + length;
+    if (type == "IEND") return Status::Ok();
+  }
+}
+
 StatusOr<std::vector<uint8_t>> LoadImageResized(const std::string& path, int height, int width, int channels,
                                                 int* src_w_out, int* src_h_out) {
   if (channels != 1 && channels != 3 && channels != 4)
     return InvalidArgumentError(fmt::format("cannot make a {}-channel image", channels));
   int sw = 0, sh = 0, file_channels = 0;
-  {
-    // Give a clear error for a missing file before stb's terse reason.
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return IoError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-    std::fclose(f);
+  RELITE_ASSIGN_OR_RETURN(std::vector<uint8_t> file, ReadFileBytes(path));
+  if (file.size() > static_cast<size_t>(INT32_MAX)) return InvalidArgumentError(fmt::format("image '{}' is over 2 GiB", path));
+  // stb_image does not check PNG checksums: a corrupted file would decode to
+  // wrong pixels without a word.
+  RELITE_RETURN_IF_ERROR(CheckPngChecksums(path, file));
+  const int file_size = static_cast<int>(file.size());
+  if (!stbi_info_from_memory(file.data(), file_size, &sw, &sh, &file_channels)) {
+    return InvalidArgumentError(fmt::format("cannot decode image '{}': {}", path, stbi_failure_reason()));
   }
-  stbi_uc* rgb = stbi_load(path.c_str(), &sw, &sh, &file_channels, 3);
+  constexpr int64_t kMaxPixels = int64_t{1} << 28;  // 268 megapixels
+  if (static_cast<int64_t>(sw) * sh > kMaxPixels) {
+    return InvalidArgumentError(fmt::format("image '{}' is {}x{}, over the {} pixels relite decodes", path, sw, sh, kMaxPixels));
+  }
+  stbi_uc* rgb = stbi_load_from_memory(file.data(), file_size, &sw, &sh, &file_channels, 3);
   if (rgb == nullptr)
     return InvalidArgumentError(fmt::format("cannot decode image '{}': {}", path, stbi_failure_reason()));
   std::unique_ptr<stbi_uc, void (*)(void*)> holder(rgb, stbi_image_free);

@@ -33,6 +33,10 @@ Status WriteTensorNpy(const std::string& path, const Tensor& t);
 
 // --- Lower-level pieces (also used by tests and inspect) ---
 
+// OK unless `file` is a PNG with a chunk whose CRC does not match (or that
+// runs past the end): a corrupted image must not decode to wrong pixels.
+Status CheckPngChecksums(const std::string& path, const std::vector<uint8_t>& file);
+
 // Loads an image as RGB, converts to `channels` (1: mean of RGB, 3: RGB,
 // 4: RGB + alpha 255), resizes to height x width with bilinear filtering and
 // half-pixel centres, rounds to uint8. HWC layout. `src_w`/`src_h` (optional)
