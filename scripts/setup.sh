@@ -2,7 +2,8 @@
 # Installs every dependency of relite from Debian packages, then configures and
 # builds the release preset. The single source of truth for dependencies.
 #   scripts/setup.sh            install + build (release)
-#   scripts/setup.sh --asan     also build the sanitizer preset
+#   scripts/setup.sh --asan     also build the sanitizer preset (clang: ASan +
+#                               UBSan, and the libFuzzer targets; scripts/fuzz.sh)
 #   scripts/setup.sh --tflite   also install LiteRT (PyPI) into build/tflite-venv
 #                               for tflite_interop_test
 set -euo pipefail
@@ -30,6 +31,11 @@ PACKAGES=(
   ocl-icd-libopencl1 pocl-opencl-icd        # an OpenCL runtime on machines without a GPU (tests, CI)
   python3 python3-venv                      # test and bench scripts; the LiteRT venv (--tflite)
 )
+if [ "$ASAN" = 1 ]; then
+  # The sanitizer preset builds with clang: ASan/UBSan/libFuzzer runtimes,
+  # and llvm-symbolizer for readable reports.
+  PACKAGES+=(clang libclang-rt-14-dev llvm-14)
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "relite/relite.h"
+#include "src/core/model/model_facts.h"
 #include "tests/testing/graph_builder.h"
 #include "tests/testing/models_dir.h"
 
@@ -289,6 +290,72 @@ TEST(ModelVerifier, EmptyTensorsNeedNoWriter) {
   g.SetOutputs({out});
   auto m = Load(g.Finish());
   EXPECT_TRUE(m.ok()) << m.status().ToString();
+}
+
+}  // namespace
+}  // namespace relite
+
+namespace relite {
+namespace {
+
+// Finding 2 of the untrusted-model probe: a graph input naming a weight. Its
+// memory would be the read-only mapped file (a write crashes) or, with
+// FromBuffer, the weights themselves (silently overwritten).
+TEST(ModelVerifier, RejectsGraphInputThatIsAConstant) {
+  GraphBuilder g = ValidAdd();
+  g.SetInputs({0, 1});  // tensor 1 ('b') holds constant data
+  ExpectError(g.Finish(), "input list names tensor 1 ('b'), which holds constant data");
+}
+
+// Finding 3: element counts wrapped past 2^64 for shapes like this one and
+// the model "ran"; the count is now computed with overflow checks.
+TEST(ModelVerifier, RejectsShapeWhoseElementCountOverflows) {
+  GraphBuilder g = ValidAdd();
+  g.AddTensor(DataType::kFloat32, {49477, 7695460, 48448661, 3}, 0, "huge");
+  ExpectError(g.Finish(), "tensor 3 ('huge'): shape [49477,7695460,48448661,3] has more than 2^40 elements");
+  GraphBuilder g2 = ValidAdd();
+  g2.AddTensor(DataType::kFloat32, {1 << 20, 1 << 20, 2}, 0, "just_over");
+  ExpectError(g2.Finish(), "more than 2^40 elements");
+}
+
+TEST(ModelVerifier, FactsRecordWhatWasVerified) {
+  auto m = Load(ValidAdd().Finish());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const ModelFacts& facts = (*m)->facts();
+  ASSERT_EQ(facts.subgraphs.size(), 1u);
+  const auto& t = facts.subgraphs[0].tensors;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].elements, 12);
+  EXPECT_TRUE(t[0].graph_input);
+  EXPECT_FALSE(t[0].constant());
+  EXPECT_TRUE(t[1].constant());
+  EXPECT_EQ(t[1].data_bytes, 12u);
+  EXPECT_TRUE(t[2].graph_output);
+}
+
+TEST(EscapeUntrusted, ControlBytesAndInvalidUtf8BecomeHex) {
+  EXPECT_EQ(EscapeUntrusted("conv/weights"), "conv/weights");
+  EXPECT_EQ(EscapeUntrusted("\x1b[31mred\x07"), "\\x1b[31mred\\x07");
+  EXPECT_EQ(EscapeUntrusted("caf\xc3\xa9 \xe6\x97\xa5"), "caf\xc3\xa9 \xe6\x97\xa5");  // valid UTF-8 stays
+  EXPECT_EQ(EscapeUntrusted("bad\xc3"), "bad\\xc3");                                  // truncated sequence
+  EXPECT_EQ(EscapeUntrusted("\xc0\xaf"), "\\xc0\\xaf");                               // overlong
+  EXPECT_EQ(EscapeUntrusted("\xed\xa0\x80"), "\\xed\\xa0\\x80");                      // surrogate
+  EXPECT_EQ(EscapeUntrusted("\xc2\x9b"), "\\xc2\\x9b");                               // C1 control (CSI)
+  EXPECT_EQ(EscapeUntrusted("a\nb\tc\x7f"), "a\\x0ab\\x09c\\x7f");
+  EXPECT_EQ(EscapeUntrusted("a\nb", /*keep_newlines=*/true), "a\nb");
+  const std::string once = EscapeUntrusted("\x1b\\x1b");
+  EXPECT_EQ(EscapeUntrusted(once), once);  // idempotent
+}
+
+// Finding 6: names from the file reach messages; every Status escapes them.
+TEST(ModelVerifier, ErrorsEscapeNamesFromTheFile) {
+  GraphBuilder g = ValidAdd();
+  g.AddTensor(DataType::kFloat32, {1, -1}, 0, "\x1b]0;owned\x07\xff");
+  auto m = Load(g.Finish());
+  ASSERT_FALSE(m.ok());
+  const std::string& msg = m.status().message();
+  EXPECT_NE(msg.find("\\x1b]0;owned\\x07\\xff"), std::string::npos) << msg;
+  for (char c : msg) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') << msg;
 }
 
 }  // namespace

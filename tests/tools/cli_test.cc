@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "relite/model_writer.h"
 #include "tests/tools/cli_test_util.h"
 
 namespace relite::cli_testing {
@@ -422,6 +423,130 @@ TEST_F(CliModelsTest, InspectUnknownCustomOp) {
 
   ExpectErrorLine(RunCli({"run", Model("model_invoking_error")}), {"fake-op-double"});
   ExpectErrorLine(RunCli({"bench", Model("model_invoking_error"), "--json"}), {"fake-op-double"});
+}
+
+
+// --- The CLI soft spots of the untrusted-model probe (issue 13) ---
+
+TEST_F(CliModelsTest, TopNeedsLabelsAndLabelsMustHoldSome) {
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--top", "3"}), {"--top needs --labels"});
+  const std::string empty = tmp_ / "empty_labels.txt";
+  WriteBinaryFile(empty, "", 0);
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--labels", empty, "--top", "3"}), {"empty_labels.txt", "holds no labels"});
+}
+
+// A PNG written by hand: 8-bit RGB, one stored (uncompressed) deflate block.
+std::vector<uint8_t> MakePng(int w, int h) {
+  auto crc32 = [](const uint8_t* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+      c ^= p[i];
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+  };
+  auto be32 = [](std::vector<uint8_t>& v, uint32_t x) {
+    for (int s = 24; s >= 0; s -= 8) v.push_back(static_cast<uint8_t>(x >> s));
+  };
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  auto chunk = [&](const char* type, const std::vector<uint8_t>& data) {
+    be32(png, static_cast<uint32_t>(data.size()));
+    std::vector<uint8_t> body(type, type + 4);
+    body.insert(body.end(), data.begin(), data.end());
+    png.insert(png.end(), body.begin(), body.end());
+    be32(png, crc32(body.data(), body.size()));
+  };
+  std::vector<uint8_t> ihdr;
+  be32(ihdr, static_cast<uint32_t>(w));
+  be32(ihdr, static_cast<uint32_t>(h));
+  ihdr.insert(ihdr.end(), {8, 2, 0, 0, 0});
+  chunk("IHDR", ihdr);
+  std::vector<uint8_t> raw;
+  for (int y = 0; y < h; ++y) {
+    raw.push_back(0);  // filter: none
+    for (int x = 0; x < w * 3; ++x) raw.push_back(static_cast<uint8_t>(x * 17 + y * 29));
+  }
+  std::vector<uint8_t> z = {0x78, 0x01, 0x01};
+  const auto len = static_cast<uint16_t>(raw.size());
+  z.insert(z.end(), {static_cast<uint8_t>(len), static_cast<uint8_t>(len >> 8), static_cast<uint8_t>(~len),
+                     static_cast<uint8_t>(static_cast<uint16_t>(~len) >> 8)});
+  z.insert(z.end(), raw.begin(), raw.end());
+  uint32_t a = 1, b = 0;
+  for (uint8_t v : raw) {
+    a = (a + v) % 65521;
+    b = (b + a) % 65521;
+  }
+  be32(z, (b << 16) | a);
+  chunk("IDAT", z);
+  chunk("IEND", {});
+  return png;
+}
+
+TEST_F(CliModelsTest, PngWithABadCrcIsRejected) {
+  std::vector<uint8_t> png = MakePng(8, 8);
+  const std::string good = tmp_ / "good.png";
+  WriteBinaryFile(good, png.data(), png.size());
+  CommandResult ok = RunCli({"run", Model(kMobilenet), "--input", good});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  png[60] ^= 0x40;  // a pixel byte inside IDAT: stb_image alone would decode it
+  const std::string bad = tmp_ / "bad_crc.png";
+  WriteBinaryFile(bad, png.data(), png.size());
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--input", bad}), {"bad_crc.png", "chunk 'IDAT'", "bad CRC"});
+  const std::string cut = tmp_ / "cut.png";
+  WriteBinaryFile(cut, png.data(), 50);
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--input", cut}), {"cut.png"});
+}
+
+// A float32 model (nothing quantized) written by the test.
+std::string WriteFloatModel(const std::string& path, const std::string& tensor_name = "x") {
+  relite::ModelWriter m;
+  const int in = m.AddTensor(relite::DataType::kFloat32, {1, 4}, tensor_name);
+  const int out = m.AddTensor(relite::DataType::kFloat32, {1, 4}, "y");
+  m.AddOp(relite::BuiltinOp::kRelu, {in}, {out});
+  m.SetInputs({in});
+  m.SetOutputs({out});
+  EXPECT_TRUE(m.WriteFile(path).ok());
+  return path;
+}
+
+TEST_F(CliModelsTest, ConvertDequantizeRefusesAFloatModel) {
+  const std::string f32 = WriteFloatModel(tmp_ / "float.tflite");
+  ExpectErrorLine(RunCli({"convert", f32, "--dequantize", "--out", tmp_ / "copy.tflite"}),
+                  {"float.tflite", "no quantized tensors", "nothing to dequantize"});
+  EXPECT_FALSE(fs::exists(tmp_ / "copy.tflite"));
+  // float16 weights: already float16 is a copy; float32 weights are a real conversion.
+  ExpectErrorLine(RunCli({"convert", Model("selfie_segmentation"), "--dequantize", "--weights", "float16", "--out",
+                          tmp_ / "copy16.tflite"}),
+                  {"already float16"});
+}
+
+TEST_F(CliModelsTest, NamesFromTheFileAreEscaped) {
+  const std::string model = WriteFloatModel(tmp_ / "names.tflite", "evil\x1b]2;pwned\x07\x1b[2J\xff");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"inspect", model}, std::vector<std::string>{"run", model}}) {
+    CommandResult r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("evil\\x1b]2;pwned\\x07\\x1b[2J\\xff"), std::string::npos) << r.out;
+    for (char c : r.out + r.err) {
+      EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << "raw control byte " << static_cast<int>(c);
+    }
+  }
+  // In an error line too: the .npy dtype check names the input.
+  const std::string npy = tmp_ / "wrong.npy";
+  WriteNpy(npy, "<f8", {1, 4}, std::vector<uint8_t>(32, 0));
+  CommandResult r = RunCli({"run", model, "--input", npy});
+  ExpectErrorLine(r, {"evil\\x1b]2;pwned"});
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+}
+
+TEST_F(CliModelsTest, ResourceLimitFlags) {
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--max-macs", "1M"}), {"node", "multiply-accumulates", "--max-macs"});
+  ExpectErrorLine(RunCli({"bench", Model(kMobilenet), "--max-tensor-bytes", "4K"}), {"tensor", "--max-tensor-bytes"});
+  ExpectErrorLine(RunCli({"inspect", Model(kMobilenet), "--max-arena-bytes", "64K"}), {"activation arena", "--max-arena-bytes"});
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--max-arena-bytes", "4X"}), {"--max-arena-bytes", "suffix"});
+  ExpectErrorLine(RunCli({"run", Model(kMobilenet), "--max-macs=-5"}), {"--max-macs", ">= 0"});
+  CommandResult ok = RunCli({"run", Model(kMobilenet), "--max-macs", "0", "--max-arena-bytes", "1G", "--max-tensor-bytes", "64M"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 }  // namespace

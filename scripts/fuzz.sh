@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (built by the sanitizer preset, clang + ASan +
+# UBSan: scripts/setup.sh --asan) for a fixed time each, e.g.
+#   scripts/fuzz.sh                 60 s per target (what CI runs)
+#   scripts/fuzz.sh 3600            an hour per target
+#   scripts/fuzz.sh 600 invoke gpu  only some targets (load, invoke, gpu)
+# The seed corpus is written fresh (relite_fuzz_seeds, the real models in
+# RELITE_MODELS_DIR, default ../shared/models, and for the load target the
+# zoo architectures); what the fuzzers add is kept in build/fuzz/corpus-*.
+# A crash, sanitizer report, timeout (10 s per input) or out-of-memory input
+# fails the run; the input is saved under build/fuzz/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(load invoke gpu); fi
+bin=build/asan
+models="${RELITE_MODELS_DIR:-../shared/models}"
+out=build/fuzz
+cmake --build --preset asan --target relite_load_fuzzer relite_invoke_fuzzer relite_gpu_fuzzer relite_fuzz_seeds relite_cli >/dev/null
+
+seeds="$out/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds/all" "$seeds/small" "$seeds/zoo" "$out/artifacts"
+"$bin/fuzz/relite_fuzz_seeds" "$seeds/all" >/dev/null
+if [ -d "$models" ]; then
+  cp "$models"/*.tflite "$seeds/all/"
+else
+  echo "fuzz: $models not found (set RELITE_MODELS_DIR); seeding from the generated models only" >&2
+fi
+# invoke/gpu: models small enough to run many times a second under ASan.
+find "$seeds/all" -name '*.tflite' -size -600k -exec cp {} "$seeds/small/" \;
+for z in mobilenet_v1 mobilenet_v2 ssd_mobilenet_v1 posenet deeplab_v3; do
+  "$bin/relite" zoo "$z" --weights float16 --out "$seeds/zoo/$z.tflite" >/dev/null
+done
+
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+status=0
+for t in "${targets[@]}"; do
+  case "$t" in
+    load) dirs=("$seeds/all" "$seeds/zoo"); max_len=20000000 ;;
+    invoke|gpu) dirs=("$seeds/small"); max_len=700000 ;;
+    *) echo "fuzz: unknown target '$t' (load, invoke, gpu)" >&2; exit 2 ;;
+  esac
+  corpus="$out/corpus-$t"
+  mkdir -p "$corpus"
+  echo "fuzz: $t for ${seconds} s"
+  if ! "$bin/fuzz/relite_${t}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len="$max_len" \
+       -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "$corpus" "${dirs[@]}" >"$out/$t.log" 2>&1; then
+    echo "fuzz: $t FAILED; see $out/$t.log and $out/artifacts/" >&2
+    grep -E -A12 "runtime error|ERROR: |SUMMARY|==[0-9]+==" "$out/$t.log" | head -n 80 >&2 || tail -n 30 "$out/$t.log" >&2
+    status=1
+  fi
+  grep -E "^stat::(number_of_executed_units|peak_rss_mb)|cov: " "$out/$t.log" | tail -n 3 || true
+done
+exit $status
