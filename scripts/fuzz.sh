@@ -9,6 +9,7 @@
 # zoo architectures); what the fuzzers add is kept in build/fuzz/corpus-*.
 # A crash, sanitizer report, timeout (10 s per input) or out-of-memory input
 # fails the run; the input is saved under build/fuzz/artifacts/.
+# RELITE_FUZZ_PARALLEL=1 runs the targets at the same time (one core each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -38,12 +39,12 @@ done
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
-status=0
-for t in "${targets[@]}"; do
+run_target() {
+  local t="$1" max_len dirs corpus
   case "$t" in
     load) dirs=("$seeds/all" "$seeds/zoo"); max_len=20000000 ;;
     invoke|gpu) dirs=("$seeds/small"); max_len=700000 ;;
-    *) echo "fuzz: unknown target '$t' (load, invoke, gpu)" >&2; exit 2 ;;
+    *) echo "fuzz: unknown target '$t' (load, invoke, gpu)" >&2; return 2 ;;
   esac
   corpus="$out/corpus-$t"
   mkdir -p "$corpus"
@@ -52,8 +53,17 @@ for t in "${targets[@]}"; do
        -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "$corpus" "${dirs[@]}" >"$out/$t.log" 2>&1; then
     echo "fuzz: $t FAILED; see $out/$t.log and $out/artifacts/" >&2
     grep -E -A12 "runtime error|ERROR: |SUMMARY|==[0-9]+==" "$out/$t.log" | head -n 80 >&2 || tail -n 30 "$out/$t.log" >&2
-    status=1
+    return 1
   fi
-  grep -E "^stat::(number_of_executed_units|peak_rss_mb)|cov: " "$out/$t.log" | tail -n 3 || true
-done
+  echo "fuzz: $t: $(grep -E "DONE" "$out/$t.log" | tail -n 1)"
+}
+
+status=0
+if [ "${RELITE_FUZZ_PARALLEL:-0}" = 1 ]; then
+  pids=()
+  for t in "${targets[@]}"; do run_target "$t" & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+else
+  for t in "${targets[@]}"; do run_target "$t" || status=1; done
+fi
 exit $status

@@ -109,6 +109,17 @@ StatusOr<PaddedDim> ComputeWindow(const Node& node, PaddingType padding, int32_t
   return ComputePaddedDim(padding, in, filter, stride, dilation);
 }
 
+Status CheckTransposedWindow(const Node& node, int32_t in, int32_t out, int32_t filter, int32_t stride) {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  const int64_t reach = (std::max<int64_t>(in, 1) - 1) * std::max(stride, 1) + std::max(filter, 1);
+  if (reach > kLimit || out > kLimit) {
+    return InvalidArgumentError(node.Describe() + ": " + std::to_string(in) + " inputs with stride " +
+                                std::to_string(stride) + " and filter " + std::to_string(filter) +
+                                " reach past 2^30 output positions");
+  }
+  return Status::Ok();
+}
+
 StatusOr<Conv2DParams> ParseConv2DParams(const Node& node) {
   Conv2DParams p;
   if (const auto* o = GetOptions<tflite::Conv2DOptions>(node)) {

@@ -47,6 +47,11 @@ PaddedDim ComputePaddedDim(PaddingType padding, int32_t in, int32_t filter, int3
 StatusOr<PaddedDim> ComputeWindow(const Node& node, PaddingType padding, int32_t in, int32_t filter, int32_t stride,
                                   int32_t dilation);
 
+// A transposed convolution scatters input pixel i to outputs i * stride -
+// pad + k: checks, in 64 bits, that (in - 1) * stride + filter and the output
+// stay below 2^30 (the int32 index arithmetic of the kernels).
+Status CheckTransposedWindow(const Node& node, int32_t in, int32_t out, int32_t filter, int32_t stride);
+
 struct Conv2DParams {
   PaddingType padding = PaddingType::kSame;
   int32_t stride_w = 1, stride_h = 1;

@@ -236,6 +236,8 @@ Status QuantizedTransposeConvKernel::Prepare(KernelContext& ctx) {
   out_w_ = out_shape[2];
   RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
   // Padding is that of the forward convolution from the output back to the input.
+  RELITE_RETURN_IF_ERROR(CheckTransposedWindow(ctx.node(), in_h_, out_h_, filter_h_, params_.stride_h));
+  RELITE_RETURN_IF_ERROR(CheckTransposedWindow(ctx.node(), in_w_, out_w_, filter_w_, params_.stride_w));
   RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_top_window, ComputeWindow(ctx.node(), params_.padding, out_h_, filter_h_, params_.stride_h, 1));
 
   pad_top_ = pad_top_window.pad_before;

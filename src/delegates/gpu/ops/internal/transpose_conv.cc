@@ -102,6 +102,8 @@ Status EmitTransposeConvOp(OpBuilder& b, const TransposeConvInputs& inputs) {
                                             ShapeToString(b.tensor(in).shape), ShapeToString(ws)));
   }
   // Padding is that of the forward convolution from the output back to the input.
+  RELITE_RETURN_IF_ERROR(CheckTransposedWindow(b.node(), si.h, so.h, kh, p.stride_h));
+  RELITE_RETURN_IF_ERROR(CheckTransposedWindow(b.node(), si.w, so.w, kw, p.stride_w));
   RELITE_ASSIGN_OR_RETURN(const PaddedDim pad_h_window, ComputeWindow(b.node(), p.padding, so.h, kh, p.stride_h, 1));
 
   const int pad_h = pad_h_window.pad_before;
