@@ -25,6 +25,8 @@
 // the fusion like any kernel); plan memory over the final execution plan.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,7 +40,7 @@
 namespace relite {
 
 // Read-only view of a subgraph given to a delegate: nodes, tensors, model.
-class DelegateGraph {
+class RELITE_API DelegateGraph {
  public:
   virtual ~DelegateGraph() = default;
   virtual const Model& model() const = 0;
@@ -61,13 +63,13 @@ class DelegateGraph {
 // What a delegate keeps from the support check of one node to build it later
 // (parsed options, chosen kernel variant, converted weights...). Opaque to the
 // runtime; handed back to CreatePartitionKernel.
-class NodePlan {
+class RELITE_API NodePlan {
  public:
   virtual ~NodePlan() = default;
 };
 
 // The answer of Delegate::CheckNode.
-struct NodeSupport {
+struct RELITE_API NodeSupport {
   // Non-null exactly when the node is supported.
   std::unique_ptr<NodePlan> plan;
   // Why not, when unsupported ("fused activation TANH is not supported").
@@ -106,7 +108,7 @@ struct DelegateOptions {
   int min_nodes_per_partition = 1;
 };
 
-class Delegate {
+class RELITE_API Delegate {
  public:
   virtual ~Delegate() = default;
   // Short identifier ("gpu"): used for the partition nodes' names and the CLI.
@@ -151,7 +153,7 @@ struct NodePlacement {
 };
 
 // What applying one delegate did, for people and programs.
-struct DelegationReport {
+struct RELITE_API DelegationReport {
   std::string delegate_name;
   std::string display_name;
   std::vector<NodePlacement> nodes;  // one per node of the model, by node index

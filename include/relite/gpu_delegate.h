@@ -13,6 +13,8 @@
 // The delegate must outlive the interpreters it was applied to.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -60,14 +62,14 @@ struct GpuDelegateOptions {
 // The delegate, or an error value: Unavailable (no OpenCL library, no
 // platform or device), NotFound (no device matches the choice),
 // Unimplemented (a reserved experimental flag is set).
-StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& options = {});
+RELITE_API StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& options = {});
 
 // "#0 NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)", one per OpenCL device.
-StatusOr<std::vector<std::string>> ListGpuDevices();
+RELITE_API StatusOr<std::vector<std::string>> ListGpuDevices();
 
 // The device a GPU delegate created by CreateGpuDelegate runs on, described
 // as ListGpuDevices does; empty for any other delegate.
-std::string GpuDelegateDevice(const Delegate& delegate);
+RELITE_API std::string GpuDelegateDevice(const Delegate& delegate);
 
 // What a GPU delegate built, summed over the interpreters it was applied to.
 // A partition's time on a GPU is dominated by its kernel count.
@@ -79,6 +81,6 @@ struct GpuDelegateStats {
   int folded_adds = 0;    // ADD nodes folded into the convolution producing an operand
 };
 // Zeros for any other delegate.
-GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);
+RELITE_API GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);
 
 }  // namespace relite

@@ -9,6 +9,8 @@
 //   const float* out = (*interp)->typed_output<float>(0);
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,7 +52,7 @@ struct InterpreterOptions {
   ResourceLimits limits;
 };
 
-class Interpreter {
+class RELITE_API Interpreter {
  public:
   ~Interpreter();
 
@@ -59,6 +61,11 @@ class Interpreter {
   // Changes graph input `input_index`'s shape; call AllocateTensors next.
   Status ResizeInputTensor(int input_index, const Shape& shape);
   Status Invoke();
+  // Variable tensors (recurrent state kept across Invokes) back to their
+  // initial values: the model's, else zero (int8: the zero point).
+  Status ResetVariableTensors();
+  // The model's SignatureDefs (Model::signatures()).
+  const std::vector<Signature>& signatures() const { return model_.signatures(); }
 
   int num_inputs() const;
   int num_outputs() const;
@@ -129,7 +136,7 @@ class Interpreter {
   std::vector<DelegationReport> reports_;
 };
 
-class InterpreterBuilder {
+class RELITE_API InterpreterBuilder {
  public:
   // The model and resolver must outlive the interpreter.
   InterpreterBuilder(const Model& model, const OpResolver& resolver);

@@ -8,6 +8,8 @@
 //   Eval(ctx)      per Invoke: compute; never allocates.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,7 +22,7 @@
 namespace relite {
 
 // One operator of a subgraph, as read from the model.
-struct Node {
+struct RELITE_API Node {
   int index = -1;                 // position in the subgraph's execution order
   int32_t builtin_code = 0;       // .tflite BuiltinOperator value (32 = CUSTOM)
   int version = 1;
@@ -48,7 +50,7 @@ struct Node {
   std::string Describe() const;
 };
 
-class KernelContext {
+class RELITE_API KernelContext {
  public:
   virtual ~KernelContext() = default;
 
@@ -86,7 +88,7 @@ class KernelContext {
   }
 };
 
-class Kernel {
+class RELITE_API Kernel {
  public:
   virtual ~Kernel() = default;
   virtual Status Prepare(KernelContext& ctx) = 0;

@@ -1,10 +1,14 @@
 // A verified, read-only .tflite model.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "relite/status.h"
 
@@ -16,7 +20,16 @@ namespace relite {
 
 struct ModelFacts;
 
-class Model {
+// One of the model's SignatureDefs: a named entry point, with its inputs and
+// outputs by name (the names a converter gave the function's arguments).
+struct Signature {
+  std::string key;
+  int subgraph = 0;
+  std::vector<std::pair<std::string, int>> inputs;   // name, tensor index in `subgraph`
+  std::vector<std::pair<std::string, int>> outputs;
+};
+
+class RELITE_API Model {
  public:
   // Maps the file read-only and verifies it (flatbuffers verifier + semantic
   // checks). Errors name the file, subgraph, tensor or operator concerned.
@@ -42,6 +55,9 @@ class Model {
   // constant data, graph inputs; src/core/model/model_facts.h): what
   // relite's own code reads instead of the file's declared fields.
   const ModelFacts& facts() const { return *facts_; }
+  // The SignatureDefs (verified: subgraph and tensor indices in range,
+  // names unique); empty for files without any.
+  const std::vector<Signature>& signatures() const;
 
  private:
   Model() = default;

@@ -14,9 +14,13 @@
 // data size and quantization table and returns an error naming the problem.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -130,7 +134,7 @@ using BuiltinOptions =
 
 }  // namespace writer
 
-class ModelWriter {
+class RELITE_API ModelWriter {
  public:
   explicit ModelWriter(std::string description = "relite ModelWriter");
 
@@ -160,6 +164,15 @@ class ModelWriter {
   void SetInputs(const std::vector<int>& inputs) { inputs_ = inputs; }
   void SetOutputs(const std::vector<int>& outputs) { outputs_ = outputs; }
   void SetSubgraphName(const std::string& name) { subgraph_name_ = name; }
+  // The tensor's shape_signature (-1: a dimension the model leaves free, so
+  // ResizeInputTensor may change it under strict rules).
+  void SetShapeSignature(int tensor, const Shape& signature) { shape_signatures_[tensor] = signature; }
+  // A SignatureDef of the subgraph: its key and the names of its inputs and
+  // outputs (tensor indices this writer returned).
+  void AddSignature(const std::string& key, const std::vector<std::pair<std::string, int>>& inputs,
+                    const std::vector<std::pair<std::string, int>>& outputs) {
+    signatures_.push_back({key, inputs, outputs});
+  }
   // Writes every scalar field, even one at its default value (TFLite's
   // converter leaves those out). Larger files, but every field is then in
   // place for a structure-aware fuzzer to rewrite (fuzz/model_mutator.h).
@@ -197,6 +210,12 @@ class ModelWriter {
   std::string description_;
   std::string subgraph_name_ = "main";
   bool force_defaults_ = false;
+  std::map<int, Shape> shape_signatures_;
+  struct SignatureSpec {
+    std::string key;
+    std::vector<std::pair<std::string, int>> inputs, outputs;
+  };
+  std::vector<SignatureSpec> signatures_;
   std::vector<TensorSpec> tensors_;
   std::vector<OpSpec> ops_;
   std::vector<int> inputs_, outputs_;

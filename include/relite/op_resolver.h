@@ -2,6 +2,8 @@
 // to kernel factories.
 #pragma once
 
+#include "relite/export.h"
+
 #include <climits>
 #include <cstdint>
 #include <map>
@@ -18,7 +20,7 @@ struct OpRegistration {
   int max_version = 1;
 };
 
-class OpResolver {
+class RELITE_API OpResolver {
  public:
   virtual ~OpResolver() = default;
 
@@ -42,12 +44,12 @@ class OpResolver {
 
 // Every CPU kernel relite ships: the builtin ops and the custom ops of
 // common real models (e.g. MediaPipe's Convolution2DTransposeBias).
-class BuiltinOpResolver : public OpResolver {
+class RELITE_API BuiltinOpResolver : public OpResolver {
  public:
   BuiltinOpResolver();
 };
 
 // The name of a builtin op code ("CONV_2D"), or "UNKNOWN(N)".
-std::string BuiltinOpName(int32_t builtin_code);
+RELITE_API std::string BuiltinOpName(int32_t builtin_code);
 
 }  // namespace relite

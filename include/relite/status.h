@@ -1,6 +1,8 @@
 // Errors are values: every fallible relite call returns Status or StatusOr<T>.
 #pragma once
 
+#include "relite/export.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,16 +23,16 @@ enum class StatusCode : int {
   kResourceExhausted,  // a resource limit (InterpreterOptions::limits) or memory ran out
 };
 
-const char* StatusCodeName(StatusCode code);
+RELITE_API const char* StatusCodeName(StatusCode code);
 
 // Bytes from a model file (tensor, op and subgraph names, descriptions) made
 // safe to print: printable ASCII, well-formed UTF-8 and newlines/tabs (when
 // `keep_newlines`) pass; control bytes (terminal escape sequences), DEL and
 // invalid UTF-8 become "\xNN". Idempotent (a backslash stays as it is), so a
 // message built from other messages is not escaped twice.
-std::string EscapeUntrusted(std::string_view bytes, bool keep_newlines = false);
+RELITE_API std::string EscapeUntrusted(std::string_view bytes, bool keep_newlines = false);
 
-class [[nodiscard]] Status {
+class [[nodiscard]] RELITE_API Status {
  public:
   Status() = default;
   // Messages embed names read from model files; they are escaped here (see

@@ -1,6 +1,8 @@
 // Tensors as the interpreter and kernels see them.
 #pragma once
 
+#include "relite/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,9 +34,9 @@ enum class DataType : int8_t {
 };
 
 // "float32", "uint8", ...; "unknown(N)" for values outside the enum.
-std::string DataTypeName(DataType type);
+RELITE_API std::string DataTypeName(DataType type);
 // Bytes per element; 0 for types without a fixed size (string, resource, int4).
-size_t DataTypeSize(DataType type);
+RELITE_API size_t DataTypeSize(DataType type);
 
 template <typename T> constexpr DataType DataTypeOf();
 template <> constexpr DataType DataTypeOf<float>() { return DataType::kFloat32; }
@@ -51,9 +53,9 @@ using Shape = std::vector<int32_t>;
 
 // Product of the dimensions; saturates at INT64_MAX instead of wrapping
 // (and is 0 for a negative dimension).
-int64_t NumElements(const Shape& shape);
+RELITE_API int64_t NumElements(const Shape& shape);
 // "[1,224,224,3]"
-std::string ShapeToString(const Shape& shape);
+RELITE_API std::string ShapeToString(const Shape& shape);
 
 // Affine quantization: real = scale * (q - zero_point); one entry per tensor,
 // or one per slice along quantized_dimension (per-channel).
@@ -78,6 +80,10 @@ struct Tensor {
   std::string name;
   DataType type = DataType::kFloat32;
   Shape shape;
+  // The file's shape_signature: -1 marks a dimension the model leaves free
+  // (what ResizeInputTensor may change under strict rules); empty when the
+  // file has none (then every dimension is as `shape` declares).
+  Shape shape_signature;
   Quantization quant;
   bool is_variable = false;
 

@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 
 #include "relite/model_writer.h"
-#include "src/kernels/cpu/internal/fp16.h"
+#include "src/core/base/fp16.h"
 #include "tflite_generated.h"
 #include "tools/relite/common.h"
 #include "tools/relite/convert.h"
@@ -321,7 +321,7 @@ class Dequantizer {
         if (type == DataType::kFloat16) {
           uint16_t h;
           std::memcpy(&h, data + 2 * i, 2);
-          (*values)[i] = cpu::HalfToFloat(h);
+          (*values)[i] = HalfToFloat(h);
         } else {
           std::memcpy(&(*values)[i], data + 4 * i, 4);
         }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace relite::cpu {
+namespace relite {
 
 inline float BitsToFloat(uint32_t bits) {
   float f;
@@ -92,4 +92,4 @@ inline void HalfToFloatArray(const uint16_t* in, float* out, int64_t n) {
   for (; i < n; ++i) out[i] = HalfToFloat(in[i]);
 }
 
-}  // namespace relite::cpu
+}  // namespace relite

@@ -25,6 +25,10 @@ Status Interpreter::Invoke() {
   return CatchExceptions("Invoke", [&] { return main_->Invoke(); });
 }
 
+Status Interpreter::ResetVariableTensors() {
+  return CatchExceptions("ResetVariableTensors", [&] { return main_->ResetVariables(); });
+}
+
 int Interpreter::num_inputs() const { return static_cast<int>(main_->inputs().size()); }
 int Interpreter::num_outputs() const { return static_cast<int>(main_->outputs().size()); }
 

@@ -172,6 +172,7 @@ Status Subgraph::ReadTensors() {
     t.name = src->name() ? src->name()->str() : std::string();
     t.type = static_cast<DataType>(src->type());
     if (src->shape()) t.shape.assign(src->shape()->begin(), src->shape()->end());
+    if (src->shape_signature()) t.shape_signature.assign(src->shape_signature()->begin(), src->shape_signature()->end());
     t.is_variable = src->is_variable();
     if (const auto* q = src->quantization()) {
       if (q->scale()) t.quant.scale.assign(q->scale()->begin(), q->scale()->end());
@@ -600,14 +601,20 @@ Status Subgraph::AllocateTensors() {
 
 // Variable tensors (LSTM/RNN state) live outside the arena so that they
 // persist across Invokes. As in TFLite, every (re)allocation resets the ones
-// the model gives no data: int8 to its zero point, other types to 0.
-Status Subgraph::ResetVariableTensors() {
-  const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
+// the model gives no data: int8 to its zero point, other types to 0; those
+// with an initial value in the model get it back only from an explicit reset
+// (`with_initial_values`: Interpreter::ResetVariableTensors).
+Status Subgraph::ResetVariableTensors(bool with_initial_values) {
+  const std::vector<TensorFacts>& facts = model_.facts().subgraphs[static_cast<size_t>(index_)].tensors;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     Tensor& t = tensors_[i];
     if (!t.is_variable) continue;
-    auto [data, model_bytes] = model_.buffer(sg->tensors()->Get(static_cast<uint32_t>(i))->buffer());
-    if (data != nullptr && model_bytes > 0) continue;  // initial value from the model: kept
+    if (facts[i].constant()) {  // initial value from the model (t owns a copy)
+      if (with_initial_values && t.data != nullptr && t.bytes == facts[i].data_bytes) {
+        std::memcpy(t.data, facts[i].data, t.bytes);
+      }
+      continue;
+    }
     RELITE_RETURN_IF_ERROR(CheckTensorBytes(t, fmt::format("{}: variable {}", model_.name(), TensorName(t, static_cast<int>(i)))));
     const size_t bytes = static_cast<size_t>(t.num_elements()) * DataTypeSize(t.type);
     if (t.allocation != Allocation::kPersistent || t.bytes != bytes || !t.owned) {

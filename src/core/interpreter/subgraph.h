@@ -31,6 +31,8 @@ class Subgraph {
   Status AllocateTensors();
   Status ResizeInput(int input_index, const Shape& shape);
   Status Invoke();
+  // Variables back to their initial values (the model's, else zero).
+  Status ResetVariables() { return allocated_ ? ResetVariableTensors(/*with_initial_values=*/true) : Status::Ok(); }
 
   // Replaces the subsets of nodes `delegate` supports by partition nodes (see
   // relite/delegate.h). All or nothing: on error the subgraph is unchanged.
@@ -69,7 +71,7 @@ class Subgraph {
   // Prepares and folds every node whose inputs are all constant (in plan
   // order, so chains fold too), counting their work.
   Status FoldConstants();
-  Status ResetVariableTensors();
+  Status ResetVariableTensors(bool with_initial_values = false);
   Status PlanMemory();
   // Residual ADDs (and the channel PADs feeding them) into the producing
   // kernel (Kernel::FuseResidualAdd). Between two FuseClamps passes: the

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "src/core/base/exception_guard.h"
+#include "src/core/model/model_facts.h"
 #include "src/core/model/verifier.h"
 #include "tflite_generated.h"
 
@@ -80,6 +81,8 @@ StatusOr<std::unique_ptr<Model>> Model::Verify(std::unique_ptr<Model> model) {
   model->facts_ = std::move(facts);
   return model;
 }
+
+const std::vector<Signature>& Model::signatures() const { return facts_->signatures; }
 
 std::pair<const uint8_t*, size_t> Model::buffer(uint32_t index) const {
   const auto* buffers = fb_->buffers();

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "relite/model.h"
+
 namespace relite {
 
 // Far above any real model (2^40 elements), low enough that a byte count
@@ -33,6 +35,7 @@ struct SubgraphFacts {
 
 struct ModelFacts {
   std::vector<SubgraphFacts> subgraphs;
+  std::vector<Signature> signatures;
 };
 
 }  // namespace relite

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "src/kernels/cpu/internal/fp16.h"
+#include "src/core/base/fp16.h"
 #include "tflite_generated.h"
 
 namespace relite {
@@ -72,7 +72,7 @@ int ModelWriter::AddConstant(DataType type, const Shape& shape, const std::strin
 
 int ModelWriter::AddFloat16Constant(const Shape& shape, const std::string& name, const std::vector<float>& values) {
   std::vector<uint16_t> half(values.size());
-  for (size_t i = 0; i < values.size(); ++i) half[i] = cpu::FloatToHalf(values[i]);
+  for (size_t i = 0; i < values.size(); ++i) half[i] = FloatToHalf(values[i]);
   return AddConstantOf<uint16_t>(shape, name, half);
 }
 
@@ -164,6 +164,20 @@ int ModelWriter::AutoVersion(const OpSpec& op) const {
 
 Status ModelWriter::Check() const {
   const int n = static_cast<int>(tensors_.size());
+  for (const SignatureSpec& sig : signatures_) {
+    for (const auto* list : {&sig.inputs, &sig.outputs}) {
+      for (const auto& [name, index] : *list) {
+        if (index < 0 || index >= n) {
+          return InvalidArgumentError(fmt::format("signature '{}': '{}' refers to tensor {}, out of range", sig.key, name, index));
+        }
+      }
+    }
+  }
+  for (const auto& [index, signature] : shape_signatures_) {
+    if (index < 0 || index >= n || signature.size() != tensors_[static_cast<size_t>(index)].shape.size()) {
+      return InvalidArgumentError(fmt::format("shape signature of tensor {}: no such tensor, or a different rank", index));
+    }
+  }
   for (int i = 0; i < n; ++i) {
     const TensorSpec& t = tensors_[static_cast<size_t>(i)];
     const std::string what = fmt::format("tensor {} ('{}')", i, t.name);
@@ -281,8 +295,12 @@ StatusOr<std::vector<uint8_t>> ModelWriter::Finish() const {
     }
     auto shape = fbb.CreateVector(t.shape);
     auto name = fbb.CreateString(t.name);
+    flatbuffers::Offset<flatbuffers::Vector<int32_t>> signature = 0;
+    if (auto it = shape_signatures_.find(static_cast<int>(i)); it != shape_signatures_.end()) {
+      signature = fbb.CreateVector(it->second);
+    }
     tensors.push_back(tflite::CreateTensor(fbb, shape, static_cast<tflite::TensorType>(t.type), buffer_of[i], name,
-                                           quant));
+                                           quant, false, 0, signature));
   }
 
   // Operator codes: one per (code, custom name, version), in first-use order.
@@ -413,8 +431,23 @@ StatusOr<std::vector<uint8_t>> ModelWriter::Finish() const {
 
   auto sg = tflite::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(inputs_),
                                    fbb.CreateVector(outputs_), fbb.CreateVector(ops), fbb.CreateString(subgraph_name_));
+  std::vector<flatbuffers::Offset<tflite::SignatureDef>> signature_defs;
+  for (const SignatureSpec& sig : signatures_) {
+    auto maps = [&](const std::vector<std::pair<std::string, int>>& list) {
+      std::vector<flatbuffers::Offset<tflite::TensorMap>> out;
+      for (const auto& [name, index] : list) {
+        out.push_back(tflite::CreateTensorMap(fbb, fbb.CreateString(name), static_cast<uint32_t>(index)));
+      }
+      return fbb.CreateVector(out);
+    };
+    auto in = maps(sig.inputs);
+    auto out = maps(sig.outputs);
+    signature_defs.push_back(tflite::CreateSignatureDef(fbb, in, out, fbb.CreateString(sig.key), 0));
+  }
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>> signatures = 0;
+  if (!signature_defs.empty()) signatures = fbb.CreateVector(signature_defs);
   auto model = tflite::CreateModel(fbb, 3, fbb.CreateVector(code_tables), fbb.CreateVector(&sg, 1),
-                                   fbb.CreateString(description_), fbb.CreateVector(buffers));
+                                   fbb.CreateString(description_), fbb.CreateVector(buffers), 0, 0, signatures);
   tflite::FinishModelBuffer(fbb, model);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

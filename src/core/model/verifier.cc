@@ -40,7 +40,7 @@ class ModelChecker {
     for (uint32_t i = 0; i < subgraphs->size(); ++i) {
       RELITE_RETURN_IF_ERROR(CheckSubgraph(static_cast<int>(i), subgraphs->Get(i)));
     }
-    return Status::Ok();
+    return CheckSignatures();
   }
 
  private:
@@ -58,6 +58,48 @@ class ModelChecker {
                                   b->size(), file_size_));
         }
       }
+    }
+    return Status::Ok();
+  }
+
+  Status CheckSignatures() {
+    const auto* defs = model_->signature_defs();
+    if (defs == nullptr) return Status::Ok();
+    for (uint32_t i = 0; i < defs->size(); ++i) {
+      const auto* d = defs->Get(i);
+      auto fail = [&](const std::string& what) { return Fail(fmt::format("signature {}: {}", i, what)); };
+      if (d == nullptr) return fail("null signature");
+      Signature sig;
+      sig.key = d->signature_key() ? d->signature_key()->str() : std::string();
+      for (const Signature& other : facts_->signatures) {
+        if (other.key == sig.key) return fail(fmt::format("key '{}' is used twice", sig.key));
+      }
+      if (d->subgraph_index() >= facts_->subgraphs.size()) {
+        return fail(fmt::format("subgraph index {} is out of range (model has {} subgraphs)", d->subgraph_index(),
+                                facts_->subgraphs.size()));
+      }
+      sig.subgraph = static_cast<int>(d->subgraph_index());
+      const size_t num_tensors = facts_->subgraphs[static_cast<size_t>(sig.subgraph)].tensors.size();
+      auto read = [&](const auto* maps, const char* what, std::vector<std::pair<std::string, int>>* out) -> Status {
+        if (maps == nullptr) return Status::Ok();
+        for (uint32_t k = 0; k < maps->size(); ++k) {
+          const auto* m = maps->Get(k);
+          if (m == nullptr) return fail(fmt::format("{} {} is null", what, k));
+          const std::string name = m->name() ? m->name()->str() : std::string();
+          if (m->tensor_index() >= num_tensors) {
+            return fail(fmt::format("{} {} ('{}') refers to tensor {}, out of range (subgraph {} has {} tensors)", what, k,
+                                    name, m->tensor_index(), sig.subgraph, num_tensors));
+          }
+          for (const auto& [other, index] : *out) {
+            if (other == name) return fail(fmt::format("{} name '{}' is used twice", what, name));
+          }
+          out->push_back({name, static_cast<int>(m->tensor_index())});
+        }
+        return Status::Ok();
+      };
+      RELITE_RETURN_IF_ERROR(read(d->inputs(), "input", &sig.inputs));
+      RELITE_RETURN_IF_ERROR(read(d->outputs(), "output", &sig.outputs));
+      facts_->signatures.push_back(std::move(sig));
     }
     return Status::Ok();
   }

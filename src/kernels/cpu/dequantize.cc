@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/kernels/cpu/internal/elementwise.h"
-#include "src/kernels/cpu/internal/fp16.h"
+#include "src/core/base/fp16.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
