@@ -53,10 +53,10 @@ fi
 # there (tests/tools/tflite_interop_test.py). A venv keeps it off the system.
 if [ "$TFLITE" = 1 ]; then
   venv=build/tflite-venv
-  if ! "$venv/bin/python" -c "import ai_edge_litert.interpreter" 2>/dev/null; then
+  if ! "$venv/bin/python" -c "import ai_edge_litert.interpreter, pytest" 2>/dev/null; then
     echo "setup: installing LiteRT into $venv"
     python3 -m venv --clear "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check "ai-edge-litert==2.3.0" "numpy==1.26.4"
+    "$venv/bin/pip" install -q --disable-pip-version-check "ai-edge-litert==2.3.0" "numpy==1.26.4" "pytest==8.3.4"
   fi
 fi
 
