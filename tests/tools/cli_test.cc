@@ -549,5 +549,65 @@ TEST_F(CliModelsTest, ResourceLimitFlags) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+
+// --- relite diff ---
+
+// in -> CONV_2D(w1) -> RELU -> CONV_2D(w2) -> out; w2_scale multiplies one weight of the second convolution.
+std::string WriteTwoConvModel(const std::string& path, float w2_scale) {
+  relite::ModelWriter m;
+  namespace w = relite::writer;
+  const int in = m.AddTensor(relite::DataType::kFloat32, {1, 8, 8, 4}, "input");
+  std::vector<float> w1(4 * 9 * 4), w2(4 * 9 * 4);
+  for (size_t i = 0; i < w1.size(); ++i) w1[i] = 0.05f * static_cast<float>(static_cast<int>(i % 7) - 3);
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = 0.04f * static_cast<float>(static_cast<int>(i % 5) - 2);
+  w2[10] *= w2_scale;
+  const int f1 = m.AddConstantOf<float>({4, 3, 3, 4}, "w1", w1);
+  const int c1 = m.AddTensor(relite::DataType::kFloat32, {1, 8, 8, 4}, "conv1");
+  m.AddOp(relite::BuiltinOp::kConv2D, {in, f1}, {c1}, w::Conv2DOptions{});
+  const int r1 = m.AddTensor(relite::DataType::kFloat32, {1, 8, 8, 4}, "relu1");
+  m.AddOp(relite::BuiltinOp::kRelu, {c1}, {r1});
+  const int f2 = m.AddConstantOf<float>({4, 3, 3, 4}, "w2", w2);
+  const int out = m.AddTensor(relite::DataType::kFloat32, {1, 8, 8, 4}, "conv2");
+  m.AddOp(relite::BuiltinOp::kConv2D, {r1, f2}, {out}, w::Conv2DOptions{});
+  m.SetInputs({in});
+  m.SetOutputs({out});
+  EXPECT_TRUE(m.WriteFile(path).ok());
+  return path;
+}
+
+TEST_F(CliModelsTest, DiffOfIdenticalConfigurationsIsZero) {
+  CommandResult r = RunCli({"diff", Model("selfie_segmentation"), "--json", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"max_abs\": 0,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"over_bound\": 1"), std::string::npos) << r.out;
+  CommandResult q = RunCli({"diff", Model(kMobilenet), "--per-layer", "--threads", "2"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_NE(q.out.find("every tensor is within the bound"), std::string::npos) << q.out;
+}
+
+TEST_F(CliModelsTest, DiffFindsThePerturbedLayer) {
+  const std::string a = WriteTwoConvModel(tmp_ / "a.tflite", 1.f);
+  const std::string b = WriteTwoConvModel(tmp_ / "b.tflite", 50.f);
+  CommandResult r = RunCli({"diff", a, "--ref-model", b, "--per-layer", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // conv1 and relu1 agree; the second convolution is where they part.
+  EXPECT_NE(r.out.find("\"first_over_bound\": \"tensor 5 ('conv2') written by node 2 (CONV_2D)\""), std::string::npos) << r.out;
+  CommandResult text = RunCli({"diff", a, "--ref-model", b, "--per-layer"});
+  EXPECT_NE(text.out.find("first tensor past the bound: tensor 5 ('conv2')"), std::string::npos) << text.out;
+  ExpectErrorLine(RunCli({"diff", a, "--ref-model", Model(kMobilenet)}), {"input 0 differs"});
+}
+
+TEST_F(CliModelsTest, DiffGpuFp16AgainstTheCpu) {
+  CommandResult r = RunCli({"diff", Model("selfie_segmentation"), "--delegate", "gpu", "--precision", "fp16", "--json",
+                            "--atol", "5e-2", "--rtol", "5e-2"});
+  if (r.exit_code == 0 && r.err.find("WARNING") != std::string::npos && r.err.find("running on the CPU") != std::string::npos) {
+    GTEST_SKIP() << "no OpenCL device: " << r.err;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"test\": \"gpu fp16"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"max_abs\": 0,"), std::string::npos) << "fp16 storage should change something: " << r.out;
+  EXPECT_NE(r.out.find("\"over_bound\": 0"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace relite::cli_testing

@@ -259,6 +259,10 @@ int InspectCommand(const InspectOptions& o) {
     fmt::print("  without reuse: {} (arena saves {}, {:.1f}%)\n", Bytes(unplanned),
                Bytes(unplanned > arena ? unplanned - arena : 0), saving);
     fmt::print("  persistent: {}\n", Bytes(interp->persistent_bytes()));
+    size_t largest = 0;
+    for (int i = 0; i < interp->tensors_size(); ++i) largest = std::max(largest, interp->tensor(i)->bytes);
+    fmt::print("  largest tensor: {}\n", Bytes(largest));
+    fmt::print("  estimated work: {:.3g} multiply-accumulates per invoke\n", interp->estimated_macs());
   } else {
     fmt::print("  arena plan: unavailable (the interpreter could not be built)\n");
   }

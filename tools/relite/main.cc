@@ -9,6 +9,7 @@
 #include "tools/relite/common.h"
 #include "tools/relite/delegates.h"
 #include "tools/relite/convert.h"
+#include "tools/relite/diff.h"
 
 namespace {
 
@@ -113,6 +114,35 @@ int Main(int argc, char** argv) {
   convert->add_option("--weights", convert_opts.weights,
                       "float32 (default) or float16 (float16 constants + DEQUANTIZE ops)");
 
+  relite::cli::DiffOptions diff_opts;
+  CLI::App* diff = app.add_subcommand(
+      "diff", "Run a model in two configurations (or two models) on the same inputs and compare every output "
+              "(--per-layer: every tensor, naming the first past the bound)");
+  diff->add_option("MODEL", diff_opts.model, "The .tflite model")->required();
+  diff->add_option("--ref-model", diff_opts.ref_model,
+                   "Compare against this model instead (e.g. a converted copy; tensors matched by name)")
+      ->type_name("FILE");
+  diff->add_option("--input,-i", diff_opts.inputs, "Input file, once per graph input (default: pseudo-random)")
+      ->type_name("FILE");
+  diff->add_option("--seed", diff_opts.seed, "Seed of the pseudo-random inputs (default 1)");
+  diff->add_option("--delegate", diff_opts.delegate.name, "Test configuration: " + delegate_help)->type_name("NAME");
+  diff->add_option("--precision", diff_opts.delegate.precision, "Test configuration: GPU precision fp32|fp16")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  diff->add_option("--gpu-device", diff_opts.delegate.device, "Test configuration: GPU device")->type_name("N|NAME");
+  diff->add_option("--threads,-t", diff_opts.threads, "Test configuration: " + threads_help)->check(CLI::Range(1, 1024));
+  diff->add_option("--ref-delegate", diff_opts.ref_delegate.name, "Reference configuration's delegate (default: CPU only)")
+      ->type_name("NAME");
+  diff->add_option("--ref-precision", diff_opts.ref_delegate.precision, "Reference configuration: GPU precision")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  diff->add_option("--ref-threads", diff_opts.ref_threads, "Reference configuration's threads (default: as the test's)")
+      ->check(CLI::Range(1, 1024));
+  diff->add_option("--atol", diff_opts.atol, "Bound: |a - b| <= atol + rtol * |b| (default 1e-3)");
+  diff->add_option("--rtol", diff_opts.rtol, "Bound: relative part (default 1e-3)");
+  diff->add_flag("--per-layer", diff_opts.per_layer, "Compare every tensor in execution order (keeps all tensors)");
+  diff->add_flag("--verbose,-v", diff_opts.verbose, "With --per-layer, list every tensor, not only those past the bound");
+  diff->add_flag("--json", diff_opts.json, "Print one JSON object");
+  add_limit_flags(diff, diff_opts.limits);
+
   relite::cli::ZooOptions zoo_opts;
   CLI::App* zoo = app.add_subcommand("zoo", "Write a sample architecture with deterministic pseudo-random weights");
   zoo->add_option("NAME", zoo_opts.name,
@@ -130,8 +160,8 @@ int Main(int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
       const std::string first = argv[1];
       ReportError(first.rfind('-', 0) == 0
-                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, convert or zoo; see 'relite --help')", first)
-                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, convert or zoo; see 'relite --help')", first));
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, diff, convert or zoo; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, diff, convert or zoo; see 'relite --help')", first));
       return 2;
     }
     ReportError(std::string(e.what()) + " (see 'relite --help')");
@@ -146,6 +176,7 @@ int Main(int argc, char** argv) {
   if (bench->parsed()) return relite::cli::BenchCommand(bench_opts);
   if (convert->parsed()) return relite::cli::ConvertCommand(convert_opts);
   if (zoo->parsed()) return relite::cli::ZooCommand(zoo_opts);
+  if (diff->parsed()) return relite::cli::DiffCommand(diff_opts);
   return ReportError("no subcommand given (see 'relite --help')");
 }
 
