@@ -16,6 +16,7 @@
 #include "relite/export.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,15 +32,15 @@ enum class GpuPrecision : uint8_t {
 };
 
 enum class GpuInferencePreference : uint8_t {
-  kFastSingleAnswer,  // one answer soon: least initialisation work
-  kSustainedSpeed,    // many inferences: initialisation may take longer
+  kFastSingleAnswer,  // one answer soon: least initialisation work (heuristic work-group sizes)
+  kSustainedSpeed,    // many inferences: each kernel's work-group size is tuned on the device at build
 };
 
 // Bits of GpuDelegateOptions::experimental_flags.
 enum GpuExperimentalFlags : uint64_t {
   kGpuExperimentalNone = 0,
   kGpuExperimentalQuantizedModels = 1u << 0,  // reserved: quantized models on the GPU
-  kGpuExperimentalSerialization = 1u << 1,    // reserved: on-disk cache of compiled kernels
+  kGpuExperimentalSerialization = 1u << 1,    // on-disk cache of compiled kernels (serialization_dir)
 };
 
 struct GpuDelegateOptions {
@@ -54,9 +55,20 @@ struct GpuDelegateOptions {
   // first OpenCL device (e.g. PoCL's CPU device).
   int device_index = -1;
   std::string device_name;
-  // Reserved for kGpuExperimentalSerialization.
+  // kGpuExperimentalSerialization: compiled kernels (and tuned work-group
+  // sizes) are kept in serialization_dir, created 0700 (a directory other
+  // users can write is refused with a warning), one entry per model and
+  // configuration. model_token names the model's entries; when empty, a
+  // 128-bit hash of the model's bytes does. Entries are checked against the
+  // model's bytes, relite's version, the device and driver, the precision
+  // and the options that change kernels, so none is ever loaded for the
+  // wrong thing. A problem with the directory is a warning, never an error.
   std::string serialization_dir;
   std::string model_token;
+  // Bound on the directory (least recently used entries are removed); 0: none.
+  uint64_t serialization_max_bytes = uint64_t{512} << 20;
+  // Called while kSustainedSpeed tuning runs: (launches done, launches in the partition).
+  std::function<void(int done, int total)> tuning_progress;
 };
 
 // The delegate, or an error value: Unavailable (no OpenCL library, no
@@ -66,6 +78,9 @@ RELITE_API StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelega
 
 // "#0 NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)", one per OpenCL device.
 RELITE_API StatusOr<std::vector<std::string>> ListGpuDevices();
+
+// Removes every cache entry relite wrote under `dir` (a serialization_dir).
+RELITE_API Status ClearGpuDelegateCache(const std::string& dir, int* removed = nullptr);
 
 // The device a GPU delegate created by CreateGpuDelegate runs on, described
 // as ListGpuDevices does; empty for any other delegate.
@@ -79,6 +94,16 @@ struct GpuDelegateStats {
   int kernels = 0;        // launches per Invoke, boundary conversions included
   int folded_clamps = 0;  // RELU-style nodes folded into their producer
   int folded_adds = 0;    // ADD nodes folded into the convolution producing an operand
+  // Initialisation, in parts (ms): the OpenCL context, programs compiled
+  // from source, programs loaded from cached binaries, work-group tuning,
+  // weight upload.
+  double context_ms = 0, compile_ms = 0, cache_load_ms = 0, tuning_ms = 0, upload_ms = 0;
+  int programs_compiled = 0, programs_from_cache = 0;
+  int launches_tuned = 0, launches_tuned_cached = 0;
+  // Serialization: models whose entry was found and valid, or not.
+  int cache_hits = 0, cache_misses = 0;
+  bool cache_enabled = false;
+  std::vector<std::string> cache_warnings;  // each printed once to stderr as "WARNING: ..."
 };
 // Zeros for any other delegate.
 RELITE_API GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);

@@ -609,5 +609,28 @@ TEST_F(CliModelsTest, DiffGpuFp16AgainstTheCpu) {
   EXPECT_NE(r.out.find("\"over_bound\": 0"), std::string::npos) << r.out;
 }
 
+
+// The GPU kernel cache across processes: the second bench loads what the
+// first compiled, and says so.
+TEST_F(CliModelsTest, SecondProcessHitsTheGpuKernelCache) {
+  const std::string dir = tmp_ / "kernel_cache";
+  const std::vector<std::string> args = {"bench", Model("face_detection_short_range"), "--delegate", "gpu", "--runs", "2",
+                                         "--serialization-dir", dir, "--json"};
+  CommandResult cold = RunCli(args);
+  if (cold.err.find("running on the CPU") != std::string::npos) GTEST_SKIP() << "no OpenCL device: " << cold.err;
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_NE(cold.out.find("\"cache\": \"miss\""), std::string::npos) << cold.out;
+  CommandResult warm = RunCli(args);
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_NE(warm.out.find("\"cache\": \"hit\""), std::string::npos) << warm.out;
+  EXPECT_NE(warm.out.find("\"programs_compiled\": 0,"), std::string::npos) << warm.out;
+  CommandResult list = RunCli({"cache", dir});
+  EXPECT_NE(list.out.find("1 entry"), std::string::npos) << list.out;
+  CommandResult clear = RunCli({"cache", dir, "--clear"});
+  EXPECT_NE(clear.out.find("removed 1 cache entry"), std::string::npos) << clear.out;
+  ExpectErrorLine(RunCli({"run", Model("face_detection_short_range"), "--delegate", "gpu", "--model-token", "x"}),
+                  {"--model-token needs --serialization-dir"});
+}
+
 }  // namespace
 }  // namespace relite::cli_testing

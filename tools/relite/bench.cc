@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "relite/gpu_delegate.h"
 #include "tools/relite/common.h"
 #include "tools/relite/tensor_io.h"
 
@@ -117,6 +118,21 @@ void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int
   }
 }
 
+// The GPU delegate's init parts and cache outcome, as JSON fields (empty
+// without a GPU partition).
+std::string GpuJson(const Loaded& loaded) {
+  if (!loaded.delegate) return "";
+  const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
+  if (g.partitions == 0) return "";
+  return fmt::format(
+      ", \"gpu\": {{\"kernels\": {}, \"context_ms\": {:.3f}, \"compile_ms\": {:.3f}, \"cache_load_ms\": {:.3f}, "
+      "\"tuning_ms\": {:.3f}, \"upload_ms\": {:.3f}, \"programs_compiled\": {}, \"programs_from_cache\": {}, "
+      "\"launches_tuned\": {}, \"launches_tuned_cached\": {}, \"cache\": \"{}\"}}",
+      g.kernels, g.context_ms, g.compile_ms, g.cache_load_ms, g.tuning_ms, g.upload_ms, g.programs_compiled,
+      g.programs_from_cache, g.launches_tuned, g.launches_tuned_cached,
+      !g.cache_enabled ? "off" : (g.cache_hits > 0 ? "hit" : "miss"));
+}
+
 Status Bench(const BenchOptions& o) {
   if (o.runs < 1) return InvalidArgumentError(fmt::format("--runs must be >= 1, got {}", o.runs));
   if (o.warmup < 0) return InvalidArgumentError(fmt::format("--warmup must be >= 0, got {}", o.warmup));
@@ -165,13 +181,19 @@ Status Bench(const BenchOptions& o) {
     fmt::print(
         "{{\"model\": \"{}\", \"threads\": {}, \"runs\": {}, \"warmup\": {}, \"init_ms\": {:.4f}, "
         "\"first_ms\": {:.4f}, \"median_ms\": {:.4f}, \"min_ms\": {:.4f}, \"max_ms\": {:.4f}, \"p90_ms\": {:.4f}, "
-        "\"mean_ms\": {:.4f}, \"peak_rss_mb\": {:.3f}, \"arena_mb\": {:.3f}}}\n",
+        "\"mean_ms\": {:.4f}, \"peak_rss_mb\": {:.3f}, \"arena_mb\": {:.3f}{}}}\n",
         JsonEscape(o.model), threads, o.runs, o.warmup, init_ms, first_ms, st.median, st.min, st.max, st.p90, st.mean,
-        rss_mb, arena_mb);
+        rss_mb, arena_mb, GpuJson(loaded));
   } else {
     fmt::print("model:        {}\n", o.model);
     fmt::print("threads:      {}\n", threads);
     fmt::print("init:         {:.3f} ms (load + build + allocate)\n", init_ms);
+    if (loaded.delegate) {
+      const std::string parts = DelegateInitBreakdown(*loaded.delegate);
+      if (!parts.empty()) fmt::print("  GPU:        {}\n", parts);
+      const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
+      if (g.cache_enabled) fmt::print("  cache:      {}\n", g.cache_hits > 0 ? "hit" : "miss");
+    }
     fmt::print("first run:    {:.3f} ms\n", first_ms);
     fmt::print("warm-up runs: {}\n", o.warmup);
     fmt::print("timed runs:   {}\n", o.runs);

@@ -118,13 +118,14 @@ Status LoadModel(const std::string& path, int threads, bool build, Loaded* loade
   for (const DelegationReport& report : (*interp)->delegation_reports()) {
     for (const std::string& line : report.Lines()) std::fprintf(stderr, "%s\n", line.c_str());
   }
-  if (loaded->delegate) {
-    const std::string summary = DelegateBuildSummary(*loaded->delegate);
-    if (!summary.empty()) std::fprintf(stderr, "%s\n", summary.c_str());
-  }
   std::fflush(stderr);
   Status s = (*interp)->AllocateTensors();
   if (!s.ok()) return s.WithContext("AllocateTensors");
+  if (loaded->delegate) {  // the partitions are built (compiled, or loaded from the cache) by now
+    const std::string summary = DelegateBuildSummary(*loaded->delegate);
+    if (!summary.empty()) std::fprintf(stderr, "%s\n", summary.c_str());
+    std::fflush(stderr);
+  }
   loaded->interpreter = std::move(*interp);
   return Status::Ok();
 }

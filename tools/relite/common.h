@@ -57,6 +57,8 @@ struct BenchOptions {
 int RunCommand(const RunOptions& options);
 int InspectCommand(const InspectOptions& options);
 int BenchCommand(const BenchOptions& options);
+// relite cache DIR [--clear]: the GPU kernel cache's entries (or removes them).
+int CacheCommand(const std::string& dir, bool clear);
 
 // One per hardware core (at least 1).
 int DefaultThreads();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "relite/gpu_delegate.h"
@@ -62,6 +64,26 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
       options.device_name = flags.device;
     }
   }
+  if (flags.preference == "sustained") {
+    options.inference_preference = GpuInferencePreference::kSustainedSpeed;
+    // A progress line while kernels are tuned (on a terminal, one line redrawn).
+    options.tuning_progress = [tty = isatty(2) != 0](int done, int total) {
+      if (tty) {
+        std::fprintf(stderr, "\rtuning GPU kernels: %d/%d%s", done, total, done == total ? "\n" : "");
+      } else if (done == total) {
+        std::fprintf(stderr, "tuning GPU kernels: %d/%d\n", done, total);
+      }
+    };
+  } else if (flags.preference != "fast") {
+    return InvalidArgumentError(fmt::format("--inference-preference must be fast or sustained, got '{}'", flags.preference));
+  }
+  if (!flags.serialization_dir.empty()) {
+    options.experimental_flags |= kGpuExperimentalSerialization;
+    options.serialization_dir = flags.serialization_dir;
+    options.model_token = flags.model_token;
+  } else if (!flags.model_token.empty()) {
+    return InvalidArgumentError("--model-token needs --serialization-dir");
+  }
   auto delegate = CreateGpuDelegate(options);
   if (delegate.ok()) std::fprintf(stderr, "INFO: GPU delegate on %s, %s\n", GpuDelegateDevice(**delegate).c_str(), flags.precision.c_str());
   return delegate;
@@ -72,8 +94,22 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
 std::string DelegateBuildSummary(const Delegate& delegate) {
   const GpuDelegateStats s = GetGpuDelegateStats(delegate);
   if (s.partitions == 0) return "";
-  return fmt::format("INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style and {} ADD nodes folded)",
-                     s.partitions, s.kernels, s.nodes, s.folded_clamps, s.folded_adds);
+  std::string line = fmt::format("INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style and {} ADD nodes folded)",
+                                 s.partitions, s.kernels, s.nodes, s.folded_clamps, s.folded_adds);
+  if (s.cache_enabled) {
+    line += fmt::format("; kernel cache {} ({} programs loaded, {} compiled)", s.cache_hits > 0 ? "hit" : "miss",
+                        s.programs_from_cache, s.programs_compiled);
+  }
+  return line;  // after AllocateTensors: the partitions are built by then
+}
+
+std::string DelegateInitBreakdown(const Delegate& delegate) {
+  const GpuDelegateStats s = GetGpuDelegateStats(delegate);
+  if (s.partitions == 0) return "";
+  return fmt::format("context {:.1f} ms, compile {:.1f} ms ({} programs), cache load {:.1f} ms ({} programs), tuning {:.1f} ms "
+                     "({} launches tuned, {} from the cache), weight upload {:.1f} ms",
+                     s.context_ms, s.compile_ms, s.programs_compiled, s.cache_load_ms, s.programs_from_cache, s.tuning_ms,
+                     s.launches_tuned, s.launches_tuned_cached, s.upload_ms);
 }
 
 void RegisterBuiltinDelegates() {

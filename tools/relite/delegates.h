@@ -18,6 +18,9 @@ struct DelegateFlags {
   std::string name;
   std::string precision = "fp32";  // --precision fp32|fp16
   std::string device;              // --gpu-device N or a name substring
+  std::string serialization_dir;   // --serialization-dir DIR: the GPU kernel cache
+  std::string model_token;         // --model-token T
+  std::string preference = "fast";  // --inference-preference fast|sustained
 };
 
 using DelegateFactory = std::function<StatusOr<std::unique_ptr<Delegate>>(const DelegateFlags& flags)>;
@@ -38,6 +41,9 @@ StatusOr<std::unique_ptr<Delegate>> CreateDelegate(const DelegateFlags& flags);
 // One line about what the delegate built (GPU: kernels per Invoke, folded
 // nodes), or empty.
 std::string DelegateBuildSummary(const Delegate& delegate);
+// The GPU delegate's initialisation in parts (context, compile, cache load,
+// tuning, weight upload), or empty.
+std::string DelegateInitBreakdown(const Delegate& delegate);
 // What this build ships (called once by main).
 void RegisterBuiltinDelegates();
 

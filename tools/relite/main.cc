@@ -44,6 +44,21 @@ int Main(int argc, char** argv) {
         ->type_name("N");
   };
 
+  // The GPU delegate's kernel cache and tuning (run, inspect, bench).
+  auto add_gpu_cache_flags = [](CLI::App* cmd, relite::cli::DelegateFlags& flags) {
+    cmd->add_option("--serialization-dir", flags.serialization_dir,
+                    "GPU delegate: keep compiled kernels (and tuned work-group sizes) in DIR; a later start skips the "
+                    "compiler (created 0700)")
+        ->type_name("DIR");
+    cmd->add_option("--model-token", flags.model_token,
+                    "GPU delegate: the model's name in the kernel cache (default: a hash of the model's bytes)")
+        ->type_name("TOKEN");
+    cmd->add_option("--inference-preference", flags.preference,
+                    "GPU delegate: fast (default: heuristic work-group sizes) or sustained (tune each kernel on the "
+                    "device; cached with --serialization-dir)")
+        ->check(CLI::IsMember({"fast", "sustained"}));
+  };
+
   relite::cli::RunOptions run_opts;
   CLI::App* run = app.add_subcommand("run", "Run one inference and summarise the outputs");
   run->add_option("MODEL", run_opts.model, "The .tflite model")->required();
@@ -69,6 +84,7 @@ int Main(int argc, char** argv) {
   run->add_option("--precision", run_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
   add_limit_flags(run, run_opts.limits);
+  add_gpu_cache_flags(run, run_opts.delegate);
   run->add_option("--gpu-device", run_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 
@@ -82,6 +98,7 @@ int Main(int argc, char** argv) {
   inspect->add_option("--precision", inspect_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
   add_limit_flags(inspect, inspect_opts.limits);
+  add_gpu_cache_flags(inspect, inspect_opts.delegate);
   inspect->add_option("--gpu-device", inspect_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 
@@ -102,6 +119,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--precision", bench_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
   add_limit_flags(bench, bench_opts.limits);
+  add_gpu_cache_flags(bench, bench_opts.delegate);
   bench->add_option("--gpu-device", bench_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
 
@@ -143,6 +161,12 @@ int Main(int argc, char** argv) {
   diff->add_flag("--json", diff_opts.json, "Print one JSON object");
   add_limit_flags(diff, diff_opts.limits);
 
+  std::string cache_dir;
+  bool cache_clear = false;
+  CLI::App* cache = app.add_subcommand("cache", "List (or --clear) the GPU kernel cache entries in DIR (--serialization-dir)");
+  cache->add_option("DIR", cache_dir, "The serialization directory")->required();
+  cache->add_flag("--clear", cache_clear, "Remove every entry relite wrote there");
+
   relite::cli::ZooOptions zoo_opts;
   CLI::App* zoo = app.add_subcommand("zoo", "Write a sample architecture with deterministic pseudo-random weights");
   zoo->add_option("NAME", zoo_opts.name,
@@ -160,8 +184,8 @@ int Main(int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
       const std::string first = argv[1];
       ReportError(first.rfind('-', 0) == 0
-                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, diff, convert or zoo; see 'relite --help')", first)
-                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, diff, convert or zoo; see 'relite --help')", first));
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, diff, convert, zoo or cache; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, diff, convert, zoo or cache; see 'relite --help')", first));
       return 2;
     }
     ReportError(std::string(e.what()) + " (see 'relite --help')");
@@ -177,6 +201,7 @@ int Main(int argc, char** argv) {
   if (convert->parsed()) return relite::cli::ConvertCommand(convert_opts);
   if (zoo->parsed()) return relite::cli::ZooCommand(zoo_opts);
   if (diff->parsed()) return relite::cli::DiffCommand(diff_opts);
+  if (cache->parsed()) return relite::cli::CacheCommand(cache_dir, cache_clear);
   return ReportError("no subcommand given (see 'relite --help')");
 }
 

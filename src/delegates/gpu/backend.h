@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "relite/status.h"
+#include "src/delegates/gpu/cache/kernel_cache.h"
 #include "src/delegates/gpu/gpu_program.h"
 
 namespace relite::gpu {
@@ -19,6 +20,7 @@ struct DeviceInfo {
   std::string name;         // "NVIDIA H200"
   std::string vendor;
   std::string version;      // "OpenCL 3.0 CUDA"
+  std::string driver;       // the driver's version string (CL_DRIVER_VERSION)
   std::string platform;     // "NVIDIA CUDA"
   bool is_gpu = false;
   bool has_fp16_arithmetic = false;  // cl_khr_fp16 (we use half storage either way)
@@ -36,6 +38,18 @@ struct BoundArg {
   float f = 0.f;
 };
 
+// Where initialisation time goes, summed over everything built so far.
+struct BackendTimings {
+  double context_ms = 0;     // context and queue creation
+  double compile_ms = 0;     // programs compiled from source
+  double cache_load_ms = 0;  // programs created from cached binaries
+  double tuning_ms = 0;      // timing work-group candidates
+  int programs_compiled = 0;
+  int programs_from_cache = 0;
+  int launches_tuned = 0;         // tuned now
+  int launches_tuned_cached = 0;  // tuning read from the cache
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -51,9 +65,19 @@ class Backend {
   // Queued; `dst` is filled at Finish.
   virtual Status Read(int buffer, void* dst, size_t bytes) = 0;
 
-  // Compiles launch.source (cached by source and defines) and binds the
-  // arguments once; Enqueue then only queues it.
-  virtual StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args) = 0;
+  // Compiles launch.source (cached in memory by source and defines, and in
+  // `cache` when given: program binaries and tuned work-group sizes) and
+  // binds the arguments once; Enqueue then only queues it.
+  virtual StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args,
+                                     CacheEntry* cache = nullptr) = 0;
+  // With sustained speed, CreateLaunch times candidate work-group sizes on
+  // the device (the launch's buffers exist by then) and keeps the fastest.
+  virtual void SetTuning(bool sustained) = 0;
+  virtual bool tuning() const = 0;
+  // What compiled kernels depend on besides their source: backend, device,
+  // vendor, driver, precision, the prelude, relite's version, tuning mode.
+  virtual std::string CacheConfig() const = 0;
+  virtual const BackendTimings& timings() const = 0;
   virtual void ReleaseLaunch(int launch) = 0;
   virtual Status Enqueue(int launch) = 0;
   // Waits for everything queued.

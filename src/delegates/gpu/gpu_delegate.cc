@@ -1,9 +1,13 @@
 #include "relite/gpu_delegate.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "src/delegates/gpu/cache/kernel_cache.h"
 #include "src/delegates/gpu/cl/cl_backend.h"
 #include "src/delegates/gpu/gpu_partition.h"
 #include "src/delegates/gpu/ops/op_builder.h"
@@ -18,15 +22,35 @@ struct GpuNodePlan final : NodePlan {
 class GpuDelegate final : public Delegate {
  public:
   GpuDelegate(const GpuDelegateOptions& options, std::shared_ptr<gpu::Backend> backend)
-      : options_(options), backend_(std::move(backend)) {
+      : options_(options), backend_(std::move(backend)), upload_ms_(std::make_shared<double>(0.0)) {
     mutable_options().max_delegated_partitions = options.max_delegated_partitions;
     mutable_options().min_nodes_per_partition = options.min_nodes_per_partition;
+    backend_->SetTuning(options.inference_preference == GpuInferencePreference::kSustainedSpeed);
+    if (options.experimental_flags & kGpuExperimentalSerialization) {
+      std::string warning;
+      cache_ = gpu::KernelCache::Open(options.serialization_dir, options.serialization_max_bytes, &warning);
+      if (!warning.empty()) Warn(warning);
+      stats_.cache_enabled = cache_->enabled();
+    }
   }
 
   std::string name() const override { return "gpu"; }
   std::string display_name() const override { return "GPU"; }
   const gpu::Backend& backend() const { return *backend_; }
-  const GpuDelegateStats& stats() const { return stats_; }
+  GpuDelegateStats stats() const {
+    GpuDelegateStats s = stats_;
+    const gpu::BackendTimings& t = backend_->timings();
+    s.context_ms = t.context_ms;
+    s.compile_ms = t.compile_ms;
+    s.cache_load_ms = t.cache_load_ms;
+    s.tuning_ms = t.tuning_ms;
+    s.upload_ms = *upload_ms_;
+    s.programs_compiled = t.programs_compiled;
+    s.programs_from_cache = t.programs_from_cache;
+    s.launches_tuned = t.launches_tuned;
+    s.launches_tuned_cached = t.launches_tuned_cached;
+    return s;
+  }
 
   NodeSupport CheckNode(const DelegateGraph& graph, int node_index) override {
     const Node& node = graph.node(node_index);
@@ -58,7 +82,12 @@ class GpuDelegate final : public Delegate {
       reads.insert(n.program.reads.begin(), n.program.reads.end());
     }
     for (int t : partition.inputs) kernels += (!graph.is_constant(t) && reads.count(t)) ? 1 : 0;
-    auto kernel = gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes));
+    gpu::PartitionEnv env;
+    env.cache = ModelCacheFor(graph.model());
+    env.warn = [this](const std::string& w) { Warn(w); };
+    env.progress = options_.tuning_progress;
+    env.upload_ms = upload_ms_;
+    auto kernel = gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes), std::move(env));
     if (kernel.ok()) {
       stats_.partitions += 1;
       stats_.nodes += static_cast<int>(partition.nodes.size());
@@ -70,9 +99,38 @@ class GpuDelegate final : public Delegate {
   }
 
  private:
+  // The cache entry of `model` (its content fingerprint is the identity, so
+  // two Model objects of the same file share one), loaded on first use.
+  std::shared_ptr<gpu::ModelCache> ModelCacheFor(const Model& model) {
+    if (cache_ == nullptr || !cache_->enabled()) return nullptr;
+    const std::string fingerprint = gpu::Fingerprint(model.data(), model.size());
+    auto& slot = model_caches_[fingerprint];
+    if (slot == nullptr) {
+      slot = std::make_shared<gpu::ModelCache>();
+      slot->cache = cache_.get();
+      slot->key = {options_.model_token.empty() ? fingerprint : options_.model_token, fingerprint,
+                   backend_->CacheConfig()};
+      bool hit = false;
+      std::string warning;
+      slot->entry = cache_->Load(slot->key, &hit, &warning);
+      if (!warning.empty()) Warn(warning);
+      ++(hit ? stats_.cache_hits : stats_.cache_misses);
+    }
+    return slot;
+  }
+
+  void Warn(const std::string& message) {
+    if (std::find(stats_.cache_warnings.begin(), stats_.cache_warnings.end(), message) != stats_.cache_warnings.end()) return;
+    stats_.cache_warnings.push_back(message);
+    std::fprintf(stderr, "WARNING: %s\n", EscapeUntrusted(message).c_str());
+  }
+
   GpuDelegateOptions options_;
   std::shared_ptr<gpu::Backend> backend_;
   GpuDelegateStats stats_;
+  std::unique_ptr<gpu::KernelCache> cache_;
+  std::map<std::string, std::shared_ptr<gpu::ModelCache>> model_caches_;
+  std::shared_ptr<double> upload_ms_;
 };
 
 }  // namespace
@@ -81,8 +139,8 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& 
   if (options.experimental_flags & kGpuExperimentalQuantizedModels) {
     return UnimplementedError("GPU delegate: quantized-model support (kGpuExperimentalQuantizedModels) is not implemented yet");
   }
-  if (options.experimental_flags & kGpuExperimentalSerialization) {
-    return UnimplementedError("GPU delegate: kernel serialization (kGpuExperimentalSerialization) is not implemented yet");
+  if ((options.experimental_flags & kGpuExperimentalSerialization) && options.serialization_dir.empty()) {
+    return InvalidArgumentError("GPU delegate: kGpuExperimentalSerialization needs serialization_dir");
   }
   if (options.experimental_flags & ~uint64_t{3}) {
     return InvalidArgumentError(fmt::format("GPU delegate: unknown experimental flags {:#x}", options.experimental_flags));
@@ -102,6 +160,8 @@ StatusOr<std::vector<std::string>> ListGpuDevices() {
   for (size_t i = 0; i < devices.size(); ++i) out.push_back(fmt::format("#{} {}", i, devices[i].Describe()));
   return out;
 }
+
+Status ClearGpuDelegateCache(const std::string& dir, int* removed) { return gpu::KernelCache::Clear(dir, removed); }
 
 GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate) {
   const auto* gpu = dynamic_cast<const GpuDelegate*>(&delegate);

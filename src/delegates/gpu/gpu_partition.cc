@@ -1,6 +1,7 @@
 #include "src/delegates/gpu/gpu_partition.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -26,9 +27,9 @@ struct Value {
 class GpuPartitionKernel final : public Kernel {
  public:
   GpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph, const DelegatePartition& partition,
-                     std::vector<PartitionNode> nodes)
+                     std::vector<PartitionNode> nodes, PartitionEnv env)
       : backend_(std::move(backend)), partition_id_(partition.id), inputs_(partition.inputs), outputs_(partition.outputs),
-        nodes_(std::move(nodes)) {
+        nodes_(std::move(nodes)), env_(std::move(env)) {
     for (int t : inputs_) {
       const Tensor& x = graph.tensor(t);
       input_shapes_.push_back(x.shape);
@@ -114,10 +115,17 @@ class GpuPartitionKernel final : public Kernel {
 
   // Uploads `values` in the precision's storage type (or float32).
   Status Upload(int buffer, const std::vector<float>& values, bool fp32) {
-    if (fp32 || backend_->precision() == Precision::kFp32) return backend_->Write(buffer, values.data(), values.size() * 4, true);
-    std::vector<uint16_t> half(values.size());
-    for (size_t i = 0; i < values.size(); ++i) half[i] = FloatToHalf(values[i]);
-    return backend_->Write(buffer, half.data(), half.size() * 2, true);
+    const auto start = std::chrono::steady_clock::now();
+    Status s;
+    if (fp32 || backend_->precision() == Precision::kFp32) {
+      s = backend_->Write(buffer, values.data(), values.size() * 4, true);
+    } else {
+      std::vector<uint16_t> half(values.size());
+      for (size_t i = 0; i < values.size(); ++i) half[i] = FloatToHalf(values[i]);
+      s = backend_->Write(buffer, half.data(), half.size() * 2, true);
+    }
+    if (env_.upload_ms) *env_.upload_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return s;
   }
 
   Status Build(KernelContext& ctx) {
@@ -229,7 +237,10 @@ class GpuPartitionKernel final : public Kernel {
       active.push_back({v.last, buf});
     }
 
-    // Bind and create every launch.
+    // Bind and create every launch (compiled, or loaded from the cache).
+    CacheEntry* cache = env_.cache ? &env_.cache->entry : nullptr;
+    int created = 0;
+    const int total = static_cast<int>(sequence.size());
     for (const auto& [launch, node] : sequence) {
       std::vector<BoundArg> bound;
       for (const KernelArg& a : launch.args) {
@@ -260,8 +271,18 @@ class GpuPartitionKernel final : public Kernel {
         }
         bound.push_back(b);
       }
-      RELITE_ASSIGN_OR_RETURN(int id, backend_->CreateLaunch(launch, bound));
+      RELITE_ASSIGN_OR_RETURN(int id, backend_->CreateLaunch(launch, bound, cache));
       launches_.push_back(id);
+      ++created;
+      if (backend_->tuning() && env_.progress) env_.progress(created, total);
+    }
+    if (env_.cache && env_.cache->entry.dirty()) {
+      // An unwritable or full directory: warned about, the delegate works on.
+      if (Status s = env_.cache->cache->Store(env_.cache->key, env_.cache->entry); !s.ok()) {
+        if (env_.warn) env_.warn("GPU kernel cache: " + s.message());
+      } else {
+        env_.cache->entry.mark_clean();
+      }
     }
     return Status::Ok();
   }
@@ -290,6 +311,7 @@ class GpuPartitionKernel final : public Kernel {
   std::vector<bool> input_constant_;
   std::map<int, Shape> tensor_shapes_;
   std::vector<PartitionNode> nodes_;
+  PartitionEnv env_;
   bool built_ = false;
   std::vector<Boundary> boundary_inputs_, boundary_outputs_;
   std::vector<int> launches_;
@@ -420,8 +442,9 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
 
 StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,
                                                            const DelegatePartition& partition,
-                                                           std::vector<PartitionNode> nodes) {
-  return std::unique_ptr<Kernel>(std::make_unique<GpuPartitionKernel>(std::move(backend), graph, partition, std::move(nodes)));
+                                                           std::vector<PartitionNode> nodes, PartitionEnv env) {
+  return std::unique_ptr<Kernel>(
+      std::make_unique<GpuPartitionKernel>(std::move(backend), graph, partition, std::move(nodes), std::move(env)));
 }
 
 }  // namespace relite::gpu

@@ -133,12 +133,12 @@ TEST(GpuDelegateTest, MaxDelegatedPartitionsKeepsTheLargest) {
 }
 
 TEST(GpuDelegateTest, OptionErrorsAreValues) {
-  GpuDelegateOptions reserved;
-  reserved.experimental_flags = kGpuExperimentalSerialization;
-  auto a = CreateGpuDelegate(reserved);
+  GpuDelegateOptions no_dir;
+  no_dir.experimental_flags = kGpuExperimentalSerialization;  // without serialization_dir
+  auto a = CreateGpuDelegate(no_dir);
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(a.status().message().find("serialization"), std::string::npos);
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(a.status().message().find("serialization_dir"), std::string::npos);
 
   GpuDelegateOptions negative;
   negative.max_delegated_partitions = -1;

@@ -1,6 +1,10 @@
 #include "src/delegates/gpu/cl/cl_backend.h"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <limits>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -67,6 +71,7 @@ StatusOr<std::vector<FoundDevice>> FindDevices(const ClApi& api) {
       f.info.name = DeviceString(api, d, CL_DEVICE_NAME);
       f.info.vendor = DeviceString(api, d, CL_DEVICE_VENDOR);
       f.info.version = DeviceString(api, d, CL_DEVICE_VERSION);
+      f.info.driver = DeviceString(api, d, CL_DRIVER_VERSION);
       f.info.platform = PlatformString(api, p, CL_PLATFORM_NAME);
       cl_device_type type = 0;
       api.clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
@@ -97,6 +102,13 @@ std::string FloatLiteral(float v) {
   return s + "f";
 }
 
+constexpr const char* kReliteVersion = "0.1.0";
+constexpr const char* kBuildOptions = "-cl-mad-enable";
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 size_t PowerOfTwoAtLeast(size_t n) {
   size_t p = 1;
   while (p < n) p <<= 1;
@@ -123,6 +135,7 @@ class ClBackend final : public Backend {
   }
 
   Status Init() {
+    const auto start = std::chrono::steady_clock::now();
     cl_int err = CL_SUCCESS;
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
     context_ = api_.clCreateContext(props, 1, &device_id_, nullptr, nullptr, &err);
@@ -131,13 +144,28 @@ class ClBackend final : public Backend {
     // per kernel (entry and variant) when the delegate is destroyed.
     const char* profile = std::getenv("RELITE_GPU_PROFILE");
     profiling_ = profile != nullptr && std::string(profile) == "1";
+    // Tuning is for GPUs; RELITE_GPU_TUNE_ANY_DEVICE=1 lets tests run it on PoCL.
+    const char* tune_any = std::getenv("RELITE_GPU_TUNE_ANY_DEVICE");
+    tune_any_device_ = tune_any != nullptr && std::string(tune_any) == "1";
     queue_ = api_.clCreateCommandQueue(context_, device_id_, profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) return ClError("clCreateCommandQueue", err);
     size_t max_wg = 0;
     api_.clGetDeviceInfo(device_id_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
     max_work_group_ = max_wg > 0 ? max_wg : 64;
     api_.clGetDeviceInfo(device_id_, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(max_item_), max_item_, nullptr);
+    timings_.context_ms += MsSince(start);
     return Status::Ok();
+  }
+
+  void SetTuning(bool sustained) override { tuning_ = sustained; }
+  bool tuning() const override { return tuning_; }
+  const BackendTimings& timings() const override { return timings_; }
+  std::string CacheConfig() const override {
+    return fmt::format("relite {}; backend opencl; device {}; vendor {}; version {}; driver {}; platform {}; precision {}; "
+                       "prelude {}; build options {}; tuning {}",
+                       kReliteVersion, info_.name, info_.vendor, info_.version, info_.driver, info_.platform,
+                       precision_ == Precision::kFp16 ? "fp16" : "fp32", ShortHash(kClPrelude), kBuildOptions,
+                       tuning_ ? "sustained" : "heuristic");
   }
 
   const DeviceInfo& device() const override { return info_; }
@@ -172,7 +200,7 @@ class ClBackend final : public Backend {
     return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueReadBuffer", err);
   }
 
-  StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args) override {
+  StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
     std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision_ == Precision::kFp16 ? 1 : 0);
     defines += launch.defines;
     const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
@@ -189,9 +217,19 @@ class ClBackend final : public Backend {
                                  "#define ADD_RESIDUAL(v, i) ((v) + LOAD4(residual, (i)))\n"
                                : "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
     std::string key = defines + '\x01' + launch.source;
+    const std::string program_name = "cl-program:" + ShortHash(key);
     auto it = programs_.find(key);
     if (it == programs_.end()) {
-      RELITE_ASSIGN_OR_RETURN(cl_program program, Compile(defines, launch.source, launch.entry));
+      cl_program program = nullptr;
+      if (const std::string* binary = cache != nullptr ? cache->Find(program_name) : nullptr) {
+        program = FromBinary(*binary);  // null when the driver refuses it: compile instead
+      }
+      if (program == nullptr) {
+        RELITE_ASSIGN_OR_RETURN(program, Compile(defines, launch.source, launch.entry));
+        if (cache != nullptr) {
+          if (std::string binary = BinaryOf(program); !binary.empty()) cache->Put(program_name, std::move(binary));
+        }
+      }
       it = programs_.emplace(std::move(key), program).first;
     }
     cl_int err = CL_SUCCESS;
@@ -265,6 +303,29 @@ class ClBackend final : public Backend {
     // The templates bound-check, so the grid is rounded up to whole groups.
     for (int d = 0; d < 3; ++d) l.global[d] = (l.global[d] + l.local[d] - 1) / l.local[d] * l.local[d];
     l.name = fmt::format("{} [{}x{}x{}]", launch.entry, launch.global[0], launch.global[1], launch.global[2]);
+    // Sustained speed: the fastest of a few work-group shapes, measured on
+    // the device; kept in the cache under the program and the grid.
+    if (tuning_ && (info_.is_gpu || tune_any_device_) && launch.local[0] == 0) {
+      const std::string tune_name = fmt::format("cl-local:{}:{}x{}x{}", program_name, launch.global[0], launch.global[1],
+                                                launch.global[2]);
+      size_t cached[3] = {0, 0, 0};
+      const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
+      if (blob != nullptr && blob->size() == sizeof(cached)) {
+        std::memcpy(cached, blob->data(), sizeof(cached));
+        if (cached[0] * cached[1] * cached[2] <= limit) {
+          SetLocal(&l, launch, cached);
+          ++timings_.launches_tuned_cached;
+        }
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        size_t best[3] = {l.local[0], l.local[1], l.local[2]};
+        Tune(kernel, launch, limit, best);
+        SetLocal(&l, launch, best);
+        timings_.tuning_ms += MsSince(start);
+        ++timings_.launches_tuned;
+        if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(best), sizeof(best)));
+      }
+    }
     launches_.push_back(l);
     return static_cast<int>(launches_.size()) - 1;
   }
@@ -329,14 +390,101 @@ class ClBackend final : public Backend {
     size_t local[3];
   };
 
+  // l's work group set to `local`, the global size rounded up to it.
+  static void SetLocal(Launch* l, const KernelLaunch& launch, const size_t local[3]) {
+    for (int d = 0; d < 3; ++d) {
+      l->local[d] = local[d];
+      const size_t g = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
+      l->global[d] = (g + l->local[d] - 1) / l->local[d] * l->local[d];
+    }
+  }
+
+  // Times each candidate work-group shape (a few runs after one warm-up) and
+  // writes the fastest into `best` (which holds the heuristic's choice).
+  void Tune(cl_kernel kernel, const KernelLaunch& launch, size_t limit, size_t best[3]) {
+    std::vector<std::array<size_t, 3>> candidates = {{best[0], best[1], best[2]}};
+    if (!info_.is_gpu) {
+      // A CPU device (PoCL) compiles one function per work-group shape: two
+      // alternatives only (RELITE_GPU_TUNE_ANY_DEVICE=1, for tests).
+      candidates.push_back({std::min<size_t>(16, limit), 1, 1});
+      candidates.push_back({std::min<size_t>(4, limit), std::min<size_t>(4, limit / 4), 1});
+    }
+    for (size_t x : {8, 16, 32, 64, 128, 256}) {
+      if (!info_.is_gpu) break;
+      for (size_t y : {1, 2, 4, 8, 16}) {
+        for (size_t z : {1, 2, 4}) {
+          if (x * y * z > limit || x * y * z < 32 || x > max_item_[0] || y > max_item_[1] || z > max_item_[2]) continue;
+          if (x > 2 * PowerOfTwoAtLeast(launch.global[0]) || y > 2 * PowerOfTwoAtLeast(launch.global[1]) ||
+              z > 2 * PowerOfTwoAtLeast(launch.global[2])) {
+            continue;  // mostly idle groups
+          }
+          candidates.push_back({x, y, z});
+        }
+      }
+    }
+    double best_us = std::numeric_limits<double>::infinity();
+    for (const auto& c : candidates) {
+      size_t global[3];
+      for (int d = 0; d < 3; ++d) {
+        const size_t g = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
+        global[d] = (g + c[static_cast<size_t>(d)] - 1) / c[static_cast<size_t>(d)] * c[static_cast<size_t>(d)];
+      }
+      if (api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, c.data(), 0, nullptr, nullptr) != CL_SUCCESS) {
+        continue;  // this shape does not fit the kernel
+      }
+      api_.clFinish(queue_);
+      constexpr int kRuns = 5;
+      const auto start = std::chrono::steady_clock::now();
+      for (int r = 0; r < kRuns; ++r) api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, c.data(), 0, nullptr, nullptr);
+      api_.clFinish(queue_);
+      const double us = MsSince(start) * 1e3 / kRuns;
+      if (us < best_us * 0.97) {  // ties keep the earlier (heuristic) shape
+        best_us = us;
+        for (int d = 0; d < 3; ++d) best[d] = c[static_cast<size_t>(d)];
+      }
+    }
+  }
+
+  // A program from a cached binary, or null (the driver refused it; the
+  // caller compiles the source then).
+  cl_program FromBinary(const std::string& binary) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+    const size_t size = binary.size();
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    cl_program program = api_.clCreateProgramWithBinary(context_, 1, &device_id_, &size, &bytes, &status, &err);
+    if (err != CL_SUCCESS || status != CL_SUCCESS || program == nullptr) {
+      if (program != nullptr) api_.clReleaseProgram(program);
+      return nullptr;
+    }
+    if (api_.clBuildProgram(program, 1, &device_id_, kBuildOptions, nullptr, nullptr) != CL_SUCCESS) {
+      api_.clReleaseProgram(program);
+      return nullptr;
+    }
+    timings_.cache_load_ms += MsSince(start);
+    ++timings_.programs_from_cache;
+    return program;
+  }
+
+  // The device binary of a built program (empty when the driver has none).
+  std::string BinaryOf(cl_program program) {
+    size_t size = 0;
+    if (api_.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) != CL_SUCCESS || size == 0) return {};
+    std::string binary(size, '\0');
+    unsigned char* ptr = reinterpret_cast<unsigned char*>(binary.data());
+    if (api_.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS) return {};
+    return binary;
+  }
+
   StatusOr<cl_program> Compile(const std::string& defines, const char* source, const std::string& entry) {
+    const auto start = std::chrono::steady_clock::now();
     const std::string text = defines + kClPrelude + source;
     const char* src = text.c_str();
     const size_t len = text.size();
     cl_int err = CL_SUCCESS;
     cl_program program = api_.clCreateProgramWithSource(context_, 1, &src, &len, &err);
     if (err != CL_SUCCESS) return ClError("clCreateProgramWithSource", err);
-    err = api_.clBuildProgram(program, 1, &device_id_, "-cl-mad-enable", nullptr, nullptr);
+    err = api_.clBuildProgram(program, 1, &device_id_, kBuildOptions, nullptr, nullptr);
     if (err != CL_SUCCESS) {
       size_t n = 0;
       api_.clGetProgramBuildInfo(program, device_id_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
@@ -346,6 +494,8 @@ class ClBackend final : public Backend {
       api_.clReleaseProgram(program);
       return InternalError(fmt::format("OpenCL: building kernel '{}' for {} failed: {}\n{}", entry, info_.name, ClErrorName(err), log));
     }
+    timings_.compile_ms += MsSince(start);
+    ++timings_.programs_compiled;
     return program;
   }
 
@@ -362,6 +512,9 @@ class ClBackend final : public Backend {
   std::vector<Launch> launches_;
   std::map<std::string, cl_program> programs_;
   bool profiling_ = false;
+  bool tuning_ = false;
+  bool tune_any_device_ = false;
+  BackendTimings timings_;
   std::vector<std::pair<int, cl_event>> pending_;
   std::map<std::string, ProfileEntry> profile_;
 };
