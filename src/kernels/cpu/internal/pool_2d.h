@@ -119,6 +119,8 @@ void PoolPixelVectors(const float* input, int64_t image_offset, int64_t in_w, in
 // The whole NHWC pooling, threaded over output rows.
 template <class Op>
 void RunPool2D(KernelContext& ctx, const Pool2DParams& p, const Pool2DGeometry& g) {
+  // An empty output can still have 2^40 rows (a zero width): nothing to visit.
+  if (ctx.output(0).num_elements() == 0) return;
   const float* input = ctx.input(0).data_as<float>();
   float* output = ctx.output(0).data_as<float>();
   const ActivationRange range = GetActivationRange(p.activation);
