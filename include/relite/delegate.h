@@ -77,6 +77,9 @@ struct RELITE_API NodeSupport {
   // Estimated benefit of running the node on the delegate (MACs, bytes moved:
   // any unit, consistently per delegate); partitions are ranked by their sum.
   double cost = 1.0;
+  // What the delegate notes about a node it takes, for reports ("fake quant
+  // uint8 scale 0.0235 zero point 0"); may be empty.
+  std::string detail;
 
   bool supported() const { return plan != nullptr; }
   static NodeSupport Supported(std::unique_ptr<NodePlan> plan, double cost = 1.0);
@@ -149,6 +152,7 @@ struct NodePlacement {
   Where where = Where::kCpu;
   int partition = -1;      // kDelegate: the partition id
   std::string reason;      // kCpu: why the delegate did not take it
+  std::string detail;      // kDelegate: what the delegate noted (NodeSupport::detail)
   bool op_unsupported = false;  // kCpu: the delegate's check said no (vs. dropped by options)
 };
 

@@ -39,7 +39,7 @@ enum class GpuInferencePreference : uint8_t {
 // Bits of GpuDelegateOptions::experimental_flags.
 enum GpuExperimentalFlags : uint64_t {
   kGpuExperimentalNone = 0,
-  kGpuExperimentalQuantizedModels = 1u << 0,  // reserved: quantized models on the GPU
+  kGpuExperimentalQuantizedModels = 1u << 0,  // 8-bit models on the GPU (on by default, as TFLite's ENABLE_QUANT)
   kGpuExperimentalSerialization = 1u << 1,    // on-disk cache of compiled kernels (serialization_dir)
 };
 
@@ -49,7 +49,11 @@ struct GpuDelegateOptions {
   // Partitions handed to the GPU, largest estimated work first; 0: all.
   int max_delegated_partitions = 0;
   int min_nodes_per_partition = 1;
-  uint64_t experimental_flags = kGpuExperimentalNone;
+  // kGpuExperimentalQuantizedModels is set by default: 8-bit tensors run on
+  // the GPU in float, their weights dequantized once and every quantized
+  // output kept on its grid by a fake-quant epilogue (docs/GPU_DELEGATE.md).
+  // Clear it to keep 8-bit nodes on the CPU.
+  uint64_t experimental_flags = kGpuExperimentalQuantizedModels;
   // Device: by index into ListGpuDevices(), else by a case-insensitive
   // substring of the device or platform name, else the first GPU, else the
   // first OpenCL device (e.g. PoCL's CPU device).

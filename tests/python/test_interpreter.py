@@ -281,6 +281,69 @@ def test_gpu_delegate_through_experimental_delegates(models):
         relite.load_delegate("gpu", {"precision": "fp8"})
 
 
+def _dequantized_constants(interp):
+    """Name -> float weights of every quantized constant, from LiteRT's view."""
+    out = {}
+    for d in interp.get_tensor_details():
+        q = d["quantization_parameters"]
+        if d["dtype"] != np.int8 or len(q["scales"]) == 0:
+            continue
+        w = interp.get_tensor(d["index"]).astype(np.float64)
+        shape = [1] * w.ndim
+        shape[q["quantized_dimension"]] = -1
+        out[d["name"]] = (w - q["zero_points"].reshape(shape)) * q["scales"].reshape(shape)
+    return out
+
+
+def test_dynamic_range_model_on_gpu_matches_litert_hybrid_kernels(litert, test_models):
+    """int8 weights feeding float CONV_2D / FULLY_CONNECTED: relite runs them on
+    the GPU with the weights dequantized once; LiteRT's CPU hybrid kernels
+    quantize each input batch to int8 (scale max|x|/127) and accumulate in
+    integers. So each output differs by at most half an input step times the
+    sum of |w| over its taps (plus float rounding, 1e-4)."""
+    import relite
+    try:
+        gpu = relite.load_delegate("gpu")
+    except ValueError as e:
+        if os.environ.get("RELITE_REQUIRE_GPU") == "1":
+            pytest.fail("no GPU delegate (RELITE_REQUIRE_GPU=1): %s" % e)
+        pytest.skip("no GPU delegate on this machine: %s" % e)
+    path = str(test_models / "dynamic_range.tflite")
+    ref = litert(model_path=path)
+    ours = relite.Interpreter(model_path=path, experimental_delegates=[gpu])
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, (1, 8, 8, 6)).astype(np.float32)
+    v = rng.uniform(-2, 2, (2, 40)).astype(np.float32)
+    outs = []
+    for it in (ref, ours):
+        it.allocate_tensors()
+        inputs = {d["name"]: d["index"] for d in it.get_input_details()}
+        it.set_tensor(inputs["x"], x)
+        it.set_tensor(inputs["v"], v)
+        it.invoke()
+        outs.append({d["name"]: it.get_tensor(d["index"]) for d in it.get_output_details()})
+    w = _dequantized_constants(ref)
+    # Sum of |w| over a filter's taps: the worst case of the input rounding.
+    conv_bound = 0.5 * np.abs(x).max() / 127 * np.abs(w["conv/filter"]).sum(axis=(1, 2, 3))
+    fc_bound = 0.5 * (np.abs(v).max(axis=1, keepdims=True) / 127) * np.abs(w["fc/weights"]).sum(axis=1)
+    for name, bound in (("conv", conv_bound), ("fc", fc_bound)):
+        a, b = outs[1][name], outs[0][name]
+        err = np.abs(a - b)
+        assert (err <= bound + 1e-4).all(), "%s: max error %g, bound %g" % (name, err.max(), (bound + 1e-4).min())
+        # The bound is not vacuous: the outputs are far larger than it.
+        assert np.abs(b).max() > 10 * bound.max()
+    # And against the same weights in float (numpy): the GPU's own error.
+    conv_ref = np.zeros((1, 8, 8, 10))
+    xp = np.pad(x.astype(np.float64), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    for dy in range(3):
+        for dx in range(3):
+            conv_ref += np.einsum("nhwc,oc->nhwo", xp[:, dy:dy + 8, dx:dx + 8, :], w["conv/filter"][:, dy, dx, :])
+    fc_ref = v.astype(np.float64) @ w["fc/weights"].T
+    biases = {d["name"]: ref.get_tensor(d["index"]) for d in ref.get_tensor_details() if d["name"].endswith("/bias")}
+    for name, r in (("conv", conv_ref), ("fc", fc_ref)):
+        assert np.allclose(outs[1][name], r + biases[name + "/bias"], atol=1e-3, rtol=1e-3), name
+
+
 def test_relite_interpreter_module_path():
     import relite
     import relite.interpreter

@@ -46,6 +46,12 @@ std::vector<float> ToFloats(const Tensor& t) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = t.data_as<bool>()[i] ? 1.f : 0.f;
   } else if (t.type == DataType::kFloat32) {
     std::memcpy(out.data(), t.data, out.size() * 4);
+  } else if (t.type == DataType::kUInt8) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = t.data_as<uint8_t>()[i];
+  } else if (t.type == DataType::kInt8) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = t.data_as<int8_t>()[i];
+  } else if (t.type == DataType::kInt32) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(t.data_as<int32_t>()[i]);
   }
   return out;
 }
@@ -89,6 +95,9 @@ GpuRunResult RunCpuAndGpu(const std::vector<uint8_t>& bytes, Delegate* gpu, floa
     Tensor* b = (*on_gpu)->input_tensor(i);
     if (a->type == DataType::kBool) {
       for (int64_t k = 0; k < a->num_elements(); ++k) a->data_as<bool>()[k] = (rng() & 1) != 0;
+    } else if (a->type == DataType::kUInt8 || a->type == DataType::kInt8) {
+      // Every 8-bit code, uniformly: the whole quantized range.
+      for (int64_t k = 0; k < a->num_elements(); ++k) a->data_as<uint8_t>()[k] = static_cast<uint8_t>(rng());
     } else {
       for (int64_t k = 0; k < a->num_elements(); ++k) a->data_as<float>()[k] = dist(rng);
     }

@@ -25,11 +25,12 @@ struct GpuRunResult {
   int delegated = 0;
   int operations = 0;
   std::string report;
-  std::vector<std::vector<float>> cpu, gpu;  // per output (bool outputs as 0/1)
+  std::vector<std::vector<float>> cpu, gpu;  // per output (bool outputs as 0/1, 8-bit ones as their codes)
 };
 
 // Builds `model` twice (CPU; GPU delegate), feeds both the same pseudo-random
-// inputs (floats in [lo, hi], bools 0/1), invokes, returns the outputs.
+// inputs (floats in [lo, hi], bools 0/1, 8-bit codes over the whole type),
+// invokes, returns the outputs.
 // Failures are reported with ADD_FAILURE and an empty result.
 GpuRunResult RunCpuAndGpu(const std::vector<uint8_t>& model, Delegate* gpu, float lo = -1.f, float hi = 1.f,
                           uint32_t seed = 1);

@@ -271,12 +271,12 @@ int InspectCommand(const InspectOptions& o) {
   if (interp != nullptr) {
     for (const DelegationReport& report : interp->delegation_reports()) {
       fmt::print("placement ({} delegate):\n", report.display_name);
-      Table t({"node", "op", "placement", "reason"});
+      Table t({"node", "op", "placement", "reason or note (e.g. a fake-quant epilogue)"});
       for (const NodePlacement& p : report.nodes) {
         std::string where = DelegationReport::PlacementName(p, report.display_name);
         if (p.where == NodePlacement::Where::kCpu && interp->node_is_fused(p.node)) where = "CPU (fused into its producer)";
-        t.Add({std::to_string(p.node), fmt::format("{} v{}", Safe(p.op_name), p.version), where,
-               p.reason.empty() ? "-" : Safe(p.reason)});
+        std::string note = p.reason.empty() ? (p.detail.empty() ? "-" : Safe(p.detail)) : Safe(p.reason);
+        t.Add({std::to_string(p.node), fmt::format("{} v{}", Safe(p.op_name), p.version), where, note});
       }
       t.Print();
       fmt::print("{}\n\n", report.Summary());

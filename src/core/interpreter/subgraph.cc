@@ -927,6 +927,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
       if (group_of[k] >= 0) {
         p.where = NodePlacement::Where::kDelegate;
         p.partition = group_of[k];
+        p.detail = support[k].detail;
         ++report->num_delegated;
       } else if (group_index_of[k] >= 0) {
         p.reason = selection.reason[static_cast<size_t>(group_index_of[k])];

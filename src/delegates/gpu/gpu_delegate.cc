@@ -57,13 +57,18 @@ class GpuDelegate final : public Delegate {
     std::string reason;
     gpu::OpEmitter emit = gpu::FindEmitter(node, &reason);
     if (emit == nullptr) return NodeSupport::Unsupported(reason);
-    gpu::OpBuilder builder(graph, node, backend_->precision());
+    gpu::OpBuilder builder(graph, node, backend_->precision(),
+                           (options_.experimental_flags & kGpuExperimentalQuantizedModels) != 0);
     Status s = emit(builder);
+    std::string detail;
+    if (s.ok()) s = builder.Finish(&detail);  // fake quants of the 8-bit outputs
     if (!s.ok()) return NodeSupport::Unsupported(s.message());
     auto plan = std::make_unique<GpuNodePlan>();
     plan->program = builder.Take();
     const double cost = plan->program.cost;
-    return NodeSupport::Supported(std::move(plan), cost);
+    NodeSupport support = NodeSupport::Supported(std::move(plan), cost);
+    support.detail = std::move(detail);
+    return support;
   }
 
   StatusOr<std::unique_ptr<Kernel>> CreatePartitionKernel(const DelegateGraph& graph, DelegatePartition& partition) override {
@@ -136,9 +141,6 @@ class GpuDelegate final : public Delegate {
 }  // namespace
 
 StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& options) {
-  if (options.experimental_flags & kGpuExperimentalQuantizedModels) {
-    return UnimplementedError("GPU delegate: quantized-model support (kGpuExperimentalQuantizedModels) is not implemented yet");
-  }
   if ((options.experimental_flags & kGpuExperimentalSerialization) && options.serialization_dir.empty()) {
     return InvalidArgumentError("GPU delegate: kGpuExperimentalSerialization needs serialization_dir");
   }

@@ -10,11 +10,10 @@
 
 #include "src/delegates/gpu/half.h"
 #include "src/delegates/gpu/ops/layout.h"
+#include "src/delegates/gpu/ops/op_builder.h"
 
 namespace relite::gpu {
 namespace {
-
-constexpr int32_t kRelu = 19, kReluN1To1 = 20, kRelu6 = 21;
 
 // A GPU tensor of the partition: a model tensor, or a node-local temporary.
 struct Value {
@@ -32,11 +31,13 @@ class GpuPartitionKernel final : public Kernel {
         nodes_(std::move(nodes)), env_(std::move(env)) {
     for (int t : inputs_) {
       const Tensor& x = graph.tensor(t);
+      graph_tensor_quant_[t] = x.quant;
       input_shapes_.push_back(x.shape);
       input_types_.push_back(x.type);
       input_constant_.push_back(graph.is_constant(t));
     }
     for (int t : outputs_) {
+      graph_tensor_quant_[t] = graph.tensor(t).quant;
       output_shapes_.push_back(graph.tensor(t).shape);
       output_types_.push_back(graph.tensor(t).type);
     }
@@ -155,7 +156,8 @@ class GpuPartitionKernel final : public Kernel {
       const size_t bytes = static_cast<size_t>(NumElements(input_shapes_[i])) * DataTypeSize(input_types_[i]);
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
       boundary_inputs_.push_back({static_cast<int>(i), staging});
-      sequence.push_back({ToGpuLayout(v.shape, input_types_[i], KernelArg::Int(-1000 - staging), KernelArg::Tensor(t)), -1});
+      sequence.push_back({ToGpuLayout(v.shape, graph_tensor_quant_.at(t), input_types_[i], KernelArg::Int(-1000 - staging),
+                                      KernelArg::Tensor(t)), -1});
     }
     std::vector<std::vector<int>> constant_buffers(nodes_.size());
     for (size_t k = 0; k < nodes_.size(); ++k) {
@@ -180,7 +182,8 @@ class GpuPartitionKernel final : public Kernel {
       const size_t bytes = static_cast<size_t>(NumElements(output_shapes_[i])) * DataTypeSize(output_types_[i]);
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
       boundary_outputs_.push_back({static_cast<int>(i), staging});
-      sequence.push_back({FromGpuLayout(v.shape, output_types_[i], KernelArg::Tensor(t), KernelArg::Int(-1000 - staging)), -1});
+      sequence.push_back({FromGpuLayout(v.shape, graph_tensor_quant_.at(t), output_types_[i], KernelArg::Tensor(t),
+                                        KernelArg::Int(-1000 - staging)), -1});
     }
 
     // Lifetimes, then buffers: values whose lifetimes do not overlap share one.
@@ -291,14 +294,14 @@ class GpuPartitionKernel final : public Kernel {
     const GpuShape& s = v.shape;
     const int S = s.slices();
     std::vector<float> data(static_cast<size_t>(s.elements4()) * 4, 0.f);
-    const bool is_bool = t.type == DataType::kBool;
+    const std::vector<float> real = OpBuilder::RealValues(t);  // bool 0/1, 8-bit dequantized
     for (int b = 0; b < s.b; ++b)
       for (int y = 0; y < s.h; ++y)
         for (int x = 0; x < s.w; ++x)
           for (int c = 0; c < s.c; ++c) {
             const int64_t src = ((static_cast<int64_t>(b) * s.h + y) * s.w + x) * s.c + c;
             const int64_t dst = (((static_cast<int64_t>(b) * S + c / 4) * s.h + y) * s.w + x) * 4 + c % 4;
-            data[static_cast<size_t>(dst)] = is_bool ? (t.data_as<bool>()[src] ? 1.f : 0.f) : t.data_as<float>()[src];
+            data[static_cast<size_t>(dst)] = real[static_cast<size_t>(src)];
           }
     return Upload(v.buffer, data, false);
   }
@@ -310,6 +313,7 @@ class GpuPartitionKernel final : public Kernel {
   std::vector<DataType> input_types_, output_types_;
   std::vector<bool> input_constant_;
   std::map<int, Shape> tensor_shapes_;
+  std::map<int, Quantization> graph_tensor_quant_;  // boundary tensors: 8-bit ones are (de)quantized by the layout kernels
   std::vector<PartitionNode> nodes_;
   PartitionEnv env_;
   bool built_ = false;
@@ -351,7 +355,7 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
       if (graph.tensor(t).shape != graph.tensor(out).shape || graph.tensor(other).shape != graph.tensor(out).shape) continue;
       const KernelLaunch& candidate = nodes[static_cast<size_t>(p)].program.launches.back();
       if (!candidate.residual_fusable || candidate.residual || candidate.fusable_output_arg < 0 ||
-          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max)) {
+          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max) || !candidate.pre_residual_fake_quant.empty()) {
         continue;
       }
       const KernelArg& o = candidate.args[static_cast<size_t>(candidate.fusable_output_arg)];
@@ -375,6 +379,10 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
       last.residual = true;
       last.act_min = nodes[k].program.launches[0].act_min;
       last.act_max = nodes[k].program.launches[0].act_max;
+      // Quantized: the producer's output is put on its grid before the
+      // residual is added, the sum on the ADD's.
+      last.pre_residual_fake_quant = std::move(last.fake_quant);
+      last.fake_quant = nodes[k].program.launches[0].fake_quant;
       std::replace(prod.writes.begin(), prod.writes.end(), t, out);
       prod.reads.push_back(other);
       nodes[k].program = NodeProgram();
@@ -387,6 +395,7 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
 }
 
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  (void)graph;
   std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
   std::map<int, int> producer;  // tensor -> position in nodes
   std::map<int, int> readers;
@@ -395,37 +404,27 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   }
   int fused = 0;
   for (size_t k = 0; k < nodes.size(); ++k) {
-    const Node& node = graph.node(nodes[k].node);
-    float lo = 0.f, hi = 0.f;
-    bool clamp = true;
-    switch (node.builtin_code) {
-      case kRelu:
-        lo = 0.f;
-        hi = std::numeric_limits<float>::infinity();
-        break;
-      case kRelu6:
-        lo = 0.f;
-        hi = 6.f;
-        break;
-      case kReluN1To1:
-        lo = -1.f;
-        hi = 1.f;
-        break;
-      default:
-        clamp = false;
-    }
-    if (clamp && node.inputs.size() == 1 && node.outputs.size() == 1) {
-      const int in = node.inputs[0];
+    // A node that only applies an epilogue to its input (RELU, RELU6,
+    // RELU_N1_TO_1, QUANTIZE, DEQUANTIZE: launches marked pure_epilogue)
+    // runs inside the launch producing that input when nothing else reads it.
+    const NodeProgram& me = nodes[k].program;
+    if (me.launches.size() == 1 && me.launches[0].pure_epilogue && me.reads.size() == 1 && me.writes.size() == 1) {
+      const KernelLaunch& epi = me.launches[0];
+      const int in = me.reads[0];
       auto p = producer.find(in);
       if (p != producer.end() && !outputs.count(in) && readers[in] == 1) {
         NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
         KernelLaunch& last = prod.launches.back();
-        if (last.fusable_output_arg >= 0 && last.args[static_cast<size_t>(last.fusable_output_arg)].kind == KernelArg::Kind::kTensor &&
-            last.args[static_cast<size_t>(last.fusable_output_arg)].id == in) {
-          const int out = node.outputs[0];
-          last.act_min = std::max(last.act_min, lo);
-          last.act_max = std::min(last.act_max, hi);
-          last.args[static_cast<size_t>(last.fusable_output_arg)] = KernelArg::Tensor(out);
+        const int arg = last.fusable_output_arg;
+        if (arg >= 0 && last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor &&
+            last.args[static_cast<size_t>(arg)].id == in) {
+          const int out = me.writes[0];
+          last.act_min = std::max(last.act_min, epi.act_min);
+          last.act_max = std::min(last.act_max, epi.act_max);
+          for (const FakeQuant& q : epi.fake_quant) {
+            if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
+          }
+          last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
           std::replace(prod.writes.begin(), prod.writes.end(), in, out);
           nodes[k].program = NodeProgram();
           producer[out] = p->second;

@@ -58,6 +58,18 @@ struct KernelArg {
   static KernelArg Float(float v) { return {Kind::kFloat, 0, v}; }
 };
 
+// The quantize-dequantize of an 8-bit tensor ("fake quant"): a value is
+// rounded to the tensor's grid and clamped to its type's range,
+// v -> (clamp(round(v / scale) + zero_point, qmin, qmax) - zero_point) * scale,
+// so activations on the GPU take exactly the values the quantized model gives
+// them (the GPU computes in float; BRIEF.md §2).
+struct FakeQuant {
+  float scale = 1.f;
+  float zero_point = 0.f;
+  float qmin = -128.f, qmax = 127.f;
+  bool operator==(const FakeQuant&) const = default;
+};
+
 struct KernelLaunch {
   std::string entry;                // kernel function name in `source`
   const char* source = nullptr;     // template text (static storage)
@@ -72,12 +84,24 @@ struct KernelLaunch {
   // Index into args of the tensor this launch writes with ACT applied, or -1
   // when ACT is not applied to the stored values (no clamp fusion).
   int fusable_output_arg = -1;
+  // Index into args of the tensor stored through ACT, where that is not the
+  // fusable output (e.g. one piece of a concatenation); -1: fusable_output_arg.
+  int act_output_arg = -1;
+  // Fake quants ACT applies after the clamp, in order (a quantized output, and
+  // those of quantized nodes folded into this launch).
+  std::vector<FakeQuant> fake_quant;
+  // With a folded residual ADD: the fake quants of this launch's own output,
+  // applied before the residual is added (ACT's are then the ADD's).
+  std::vector<FakeQuant> pre_residual_fake_quant;
   // The template stores ACT(ADD_RESIDUAL(v, i)) at GPU-tensor index i of the
   // fusable output and ends its parameter list with EXTRA_ARGS: a following
   // ADD of a same-shape tensor can then be folded in (the partition appends
   // that tensor as the last argument and sets `residual`).
   bool residual_fusable = false;
   bool residual = false;
+  // The launch stores ACT(its input) and nothing else (RELU-style clamps,
+  // QUANTIZE, DEQUANTIZE): a producer can take its clamp and fake quants.
+  bool pure_epilogue = false;
 };
 
 // Read access to the partition's constant tensors when constants are filled

@@ -2,7 +2,7 @@
 // padding (windows clipped at the borders, the average dividing by the
 // in-bounds cells only), strides, square and non-square filters, global
 // pooling, fused clamps, batch 2, odd channel counts (a partial last slice),
-// fp32 and fp16; plus the reason a quantized pool stays on the CPU.
+// fp32 and fp16 (8-bit pools: quantized_test.cc).
 #include <gtest/gtest.h>
 
 #include "tests/testing/gpu_test_util.h"
@@ -93,23 +93,6 @@ TEST_P(GpuPoolTest, GlobalPoolingMatchesCpu) {
       EXPECT_TRUE(testing::OutputsClose(r, atol(), rtol()));
     }
   }
-}
-
-TEST_P(GpuPoolTest, QuantizedPoolStaysOnCpuWithAReason) {
-  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
-  Quantization q;
-  q.scale = {0.05f};
-  q.zero_point = {128};
-  const auto bytes = PoolModel(BuiltinOperator::MAX_POOL_2D, {1, 4, 4, 3}, {1, 2, 2, 3}, Padding::VALID, 2, 2, 2, 2,
-                               ActivationFunctionType::NONE, DataType::kUInt8, q);
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "test");
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).AddDelegate(gpu).Build();
-  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
-  const DelegationReport& rep = (*interp)->delegation_reports().back();
-  EXPECT_EQ(rep.num_delegated, 0);
-  EXPECT_NE(rep.ToString().find("quantized"), std::string::npos) << rep.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, GpuPoolTest, ::testing::Values(GpuPrecision::kFp32, GpuPrecision::kFp16),

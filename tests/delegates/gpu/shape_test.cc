@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "relite/model_writer.h"
 #include "tests/testing/gpu_test_util.h"
 #include "tests/testing/single_op_model.h"
 
@@ -238,6 +239,58 @@ TEST_P(GpuShapeTest, ReshapeMatchesCpu) {
                   }),
                   gpu);
     }
+  }
+}
+
+// SPLIT (equal parts) and SPLIT_V (given sizes, one of them -1) along every
+// axis, negative axes included: one remap launch per output.
+TEST_P(GpuShapeTest, SplitAndSplitVMatchCpu) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
+  struct Case {
+    Shape in;
+    int axis;
+    std::vector<int32_t> sizes;  // empty: SPLIT into `parts`
+    int parts;
+  };
+  const Case cases[] = {{{1, 6, 4, 8}, 3, {}, 2},  {{1, 6, 4, 12}, -1, {}, 3}, {{1, 6, 4, 5}, 1, {}, 3},
+                        {{2, 3, 4, 6}, 0, {}, 2},  {{1, 5, 6, 7}, 2, {}, 2},    {{1, 4, 4, 10}, 3, {3, -1, 2}, 0},
+                        {{1, 7, 3, 4}, 1, {2, 5}, 0}, {{12, 5}, 1, {1, 1, 3}, 0}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << ShapeToString(c.in) << " axis " << c.axis << " sizes "
+                                      << ::testing::PrintToString(c.sizes) << " parts " << c.parts);
+    const int rank = static_cast<int>(c.in.size());
+    const size_t axis = static_cast<size_t>(c.axis < 0 ? c.axis + rank : c.axis);
+    std::vector<int32_t> sizes = c.sizes;
+    if (sizes.empty()) sizes.assign(static_cast<size_t>(c.parts), c.in[axis] / c.parts);
+    int known = 0;
+    for (int32_t v : sizes) known += v > 0 ? v : 0;
+    for (int32_t& v : sizes) if (v < 0) v = c.in[axis] - known;
+    ModelWriter w;
+    const int x = w.AddTensor(DataType::kFloat32, c.in, "x");
+    const int axis_t = w.AddConstantOf<int32_t>({}, "axis", {c.axis});
+    std::vector<int> outs;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      Shape s = c.in;
+      s[axis] = sizes[i];
+      outs.push_back(w.AddTensor(DataType::kFloat32, s, "out" + std::to_string(i)));
+    }
+    if (c.sizes.empty()) {
+      const int n = c.parts;
+      w.AddOp(static_cast<BuiltinOp>(BuiltinOperator::SPLIT), {axis_t, x}, outs,
+              writer::RawOptions{static_cast<uint8_t>(tflite::BuiltinOptions::SplitOptions),
+                                 [n](flatbuffers::FlatBufferBuilder& fbb) { return tflite::CreateSplitOptions(fbb, n).Union(); }});
+    } else {
+      const int n = static_cast<int>(c.sizes.size());
+      const int sizes_t = w.AddConstantOf<int32_t>({n}, "sizes", c.sizes);
+      w.AddOp(static_cast<BuiltinOp>(BuiltinOperator::SPLIT_V), {x, sizes_t, axis_t}, outs,
+              writer::RawOptions{static_cast<uint8_t>(tflite::BuiltinOptions::SplitVOptions),
+                                 [n](flatbuffers::FlatBufferBuilder& fbb) { return tflite::CreateSplitVOptions(fbb, n).Union(); }});
+    }
+    w.SetInputs({x});
+    w.SetOutputs(outs);
+    auto bytes = w.Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    ExpectExact(*bytes, gpu);
   }
 }
 

@@ -204,17 +204,26 @@ class ClBackend final : public Backend {
     std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision_ == Precision::kFp16 ? 1 : 0);
     defines += launch.defines;
     const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
+    std::string act = "(v)";
     if (lo && hi) {
-      defines += fmt::format("#define ACT(v) clamp((v), {}, {})\n", FloatLiteral(launch.act_min), FloatLiteral(launch.act_max));
+      act = fmt::format("clamp((v), {}, {})", FloatLiteral(launch.act_min), FloatLiteral(launch.act_max));
     } else if (lo) {
-      defines += fmt::format("#define ACT(v) fmax((v), {})\n", FloatLiteral(launch.act_min));
+      act = fmt::format("fmax((v), {})", FloatLiteral(launch.act_min));
     } else if (hi) {
-      defines += fmt::format("#define ACT(v) fmin((v), {})\n", FloatLiteral(launch.act_max));
-    } else {
-      defines += "#define ACT(v) (v)\n";
+      act = fmt::format("fmin((v), {})", FloatLiteral(launch.act_max));
     }
-    defines += launch.residual ? "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n"
-                                 "#define ADD_RESIDUAL(v, i) ((v) + LOAD4(residual, (i)))\n"
+    // The fake quants wrap the clamp, innermost first.
+    auto wrap = [](std::string x, const std::vector<FakeQuant>& fqs) {
+      for (const FakeQuant& q : fqs) {
+        x = fmt::format("fake_quant({}, {}, {}, {}, {}, {})", x, FloatLiteral(1.f / q.scale), FloatLiteral(q.scale),
+                        FloatLiteral(q.zero_point),
+                        FloatLiteral(q.qmin), FloatLiteral(q.qmax));
+      }
+      return x;
+    };
+    defines += "#define ACT(v) " + wrap(act, launch.fake_quant) + "\n";
+    defines += launch.residual ? "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
+                                     wrap("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n"
                                : "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
     std::string key = defines + '\x01' + launch.source;
     const std::string program_name = "cl-program:" + ShortHash(key);

@@ -28,6 +28,37 @@ inline constexpr const char* kClPrelude = R"CL(
 #define STORE1(p, i, v) ((p)[(i)] = (v))
 #endif
 #define LOADF4(p, i) vload4((i), (p))
+// Exact 8-bit arithmetic in the convolution-like kernels (op_builder.h,
+// IntegerConv): INTEGER_CONV 1 means inputs are read back as their
+// codes minus the zero point (exact even from half storage: at most 255
+// steps, half's error is under 0.13 of one), weights and the int32 bias are
+// codes, and the sum is requantized per channel as the CPU does.
+#if defined(INTEGER_CONV) && INTEGER_CONV
+#define LOADX(p, i) rint(LOAD4(p, i) * in_inv_scale)
+#define LOADX1(p, i) rint(LOAD1(p, i) * in_inv_scale)
+#define REQUANT_ARGS , GLOBAL const float* requant, float in_inv_scale, float out_scale
+#define REQUANT(v, s) (rint((v) * vload4((s), requant)) * out_scale)
+#define REQUANT1(v, o) (rint((v) * requant[(o)]) * out_scale)
+#define BIAS_STORAGE float
+#define LOAD_BIAS(p, i) vload4((i), (p))
+#define LOAD_BIAS1(p, i) ((p)[(i)])
+#else
+#define LOADX(p, i) LOAD4(p, i)
+#define LOADX1(p, i) LOAD1(p, i)
+#define REQUANT_ARGS
+#define REQUANT(v, s) (v)
+#define REQUANT1(v, o) (v)
+#define BIAS_STORAGE STORAGE
+#define LOAD_BIAS(p, i) LOAD4(p, i)
+#define LOAD_BIAS1(p, i) LOAD1(p, i)
+#endif
+// An 8-bit tensor's quantize-dequantize (gpu_program.h, FakeQuant), rounding
+// half to even as the CPU's conv-family, MUL, MEAN and QUANTIZE kernels; a macro
+// so it serves float4 epilogues and the scalar ones (fully connected's
+// reduction) alike: `v` is evaluated once.
+// (a multiply by the reciprocal, as the CPU's QUANTIZE: no division per value).
+#define fake_quant(v, inv_scale, scale, zero_point, qmin, qmax) \
+  ((clamp(rint((v) * (inv_scale)) + (zero_point), (qmin), (qmax)) - (zero_point)) * (scale))
 // Channels past C in a tensor's last slice are stored as zeros: every kernel
 // that can make them non-zero masks them before storing.
 INLINE float4 mask_tail(float4 v, int s, int C) {

@@ -107,6 +107,7 @@ Status EmitConcatenation(OpBuilder& b) {
     l.defines = fmt::format("#define ALIGNED {}\n", aligned ? 1 : 0);
     l.act_min = range.min;
     l.act_max = range.max;
+    l.act_output_arg = 1;  // each piece stores through ACT (and its fake quant)
     l.args = {b.Read(inputs[i]), b.Write(out), KernelArg::Int(so.w), KernelArg::Int(so.h), KernelArg::Int(so.slices()),
               KernelArg::Int(so.c), KernelArg::Int(s.w), KernelArg::Int(s.h), KernelArg::Int(s.h * s.b),
               KernelArg::Int(s.slices()), KernelArg::Int(s.c), KernelArg::Int(grid_s)};

@@ -23,9 +23,9 @@ namespace relite::gpu {
 namespace {
 
 constexpr const char* kConv2DSource = R"CL(
-KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
+KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const BIAS_STORAGE* bias,
                     GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int dstW, int dstH, int dstHB, int dstS,
-                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH, int dstWB EXTRA_ARGS) {
+                    int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH, int dstWB REQUANT_ARGS EXTRA_ARGS) {
 #if LANES == 1
   int xb = GLOBAL_ID(0), yb = GLOBAL_ID(1), sb = GLOBAL_ID(2), lane = 0;
   if (xb >= dstWB || yb >= dstHB || sb * BLOCK_S >= dstS) return;
@@ -63,7 +63,7 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
         int i = row + si * plane;
         int w = w_tap + si * 4;
         float4 v[BLOCK_X];
-        for (int p = 0; p < BLOCK_X; ++p) v[p] = ix[p] >= 0 && ix[p] < srcW ? LOAD4(src, i + ix[p]) : F4(0.0f);
+        for (int p = 0; p < BLOCK_X; ++p) v[p] = ix[p] >= 0 && ix[p] < srcW ? LOADX(src, i + ix[p]) : F4(0.0f);
         for (int s = 0; s < BLOCK_S; ++s) {
           int ws = w + s * slice_w;
           float4 w0 = LOAD4(weights, ws), w1 = LOAD4(weights, ws + 1);
@@ -89,10 +89,10 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
 #endif
   for (int s = 0; s < BLOCK_S; ++s) {
     if (so + s >= dstS) break;
-    float4 b = LOAD4(bias, so + s);
+    float4 b = LOAD_BIAS(bias, so + s);
     int o = ((n * dstS + so + s) * dstH + y) * dstW + x;
     for (int p = 0; p < BLOCK_X; ++p) {
-      if (x + p < dstW) STORE4(dst, o + p, ACT(ADD_RESIDUAL(acc[s][p] + b, o + p)));
+      if (x + p < dstW) STORE4(dst, o + p, ACT(ADD_RESIDUAL(REQUANT(acc[s][p] + b, so + s), o + p)));
     }
   }
 }
@@ -173,21 +173,25 @@ Status EmitConv2D(OpBuilder& b) {
   // Weights and bias padded to whole blocks of slices (zeros), so the kernel
   // reads them without bounds checks.
   const int padded_cout = (so.slices() + block.s - 1) / block.s * block.s * 4;
+  const IntegerConv exact = PlanIntegerConv(b, in, out, filter, 0, padded_cout);
   const int w_const = b.AddConstant(PackedConvWeightsCount(padded_cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
-    PackConvWeights(OpBuilder::ConstantFloats(t, filter), cout, kh, kw, cin, dst);
+    PackConvWeights(exact.WeightValues(t, filter, 0).data(), cout, kh, kw, cin, dst);
   });
-  const int b_const = b.AddConstant(static_cast<size_t>(padded_cout), [=](const ConstantTensors& t, float* dst) {
-    if (bias >= 0) {
-      const float* v = OpBuilder::ConstantFloats(t, bias);
-      for (int c = 0; c < cout; ++c) dst[c] = v[c];
-    }
-  });
+  const int b_const = b.AddConstant(
+      static_cast<size_t>(padded_cout),
+      [=](const ConstantTensors& t, float* dst) {
+        if (bias >= 0) {
+          const std::vector<float> v = exact.BiasValues(t, bias);
+          for (int c = 0; c < cout; ++c) dst[c] = v[c];
+        }
+      },
+      exact.enabled);
   const int x_blocks = (so.w + block.x - 1) / block.x;
   KernelLaunch l;
   l.entry = "conv_2d";
   l.source = kConv2DSource;
   l.defines = fmt::format("#define BLOCK_X {}\n#define BLOCK_S {}\n#define LANES {}\n#define MAX_GROUP_PIXELS {}\n", block.x,
-                          block.s, block.lanes, kMaxGroupPixels);
+                          block.s, block.lanes, kMaxGroupPixels) + exact.Defines();
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -197,6 +201,7 @@ Status EmitConv2D(OpBuilder& b) {
             KernelArg::Int(kh), KernelArg::Int(kw), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h),
             KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w), KernelArg::Int(p.dilation_h),
             KernelArg::Int(x_blocks)};
+  exact.AddArgs(l);
   const size_t rows = static_cast<size_t>(so.h) * static_cast<size_t>(so.b);
   const size_t slice_blocks = static_cast<size_t>((so.slices() + block.s - 1) / block.s);
   if (block.lanes == 1) {

@@ -14,14 +14,14 @@ namespace relite::gpu {
 namespace {
 
 constexpr const char* kDepthwiseSource = R"CL(
-KERNEL void depthwise_conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
+KERNEL void depthwise_conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const BIAS_STORAGE* bias,
                               GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int srcC, int dstW, int dstH,
                               int dstHB, int dstS, int KH, int KW, int strideW, int strideH, int padW, int padH,
-                              int dilW, int dilH, int M EXTRA_ARGS) {
+                              int dilW, int dilH, int M REQUANT_ARGS EXTRA_ARGS) {
   int x = GLOBAL_ID(0), yb = GLOBAL_ID(1), so = GLOBAL_ID(2);
   if (x >= dstW || yb >= dstHB || so >= dstS) return;
   int n = yb / dstH, y = yb - n * dstH;
-  float4 acc = LOAD4(bias, so);
+  float4 acc = LOAD_BIAS(bias, so);
   int x0 = x * strideW - padW, y0 = y * strideH - padH;
 #if MULTIPLIER_ONE
   int base = (n * srcS + so) * srcH;
@@ -42,20 +42,20 @@ KERNEL void depthwise_conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* w
       int ix = x0 + kx * dilW;
       if (ix < 0 || ix >= srcW) continue;
 #if MULTIPLIER_ONE
-      float4 v = LOAD4(src, (base + iy) * srcW + ix);
+      float4 v = LOADX(src, (base + iy) * srcW + ix);
 #else
       int p = (iy * srcW + ix) * 4;
       float4 v = F4(0.0f);
-      v.x = LOAD1(src, o0 + p);
-      v.y = LOAD1(src, o1 + p);
-      v.z = LOAD1(src, o2 + p);
-      v.w = LOAD1(src, o3 + p);
+      v.x = LOADX1(src, o0 + p);
+      v.y = LOADX1(src, o1 + p);
+      v.z = LOADX1(src, o2 + p);
+      v.w = LOADX1(src, o3 + p);
 #endif
       acc += v * LOAD4(weights, w + kx);
     }
   }
   int o = ((n * dstS + so) * dstH + y) * dstW + x;
-  STORE4(dst, o, ACT(ADD_RESIDUAL(acc, o)));
+  STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(acc, so), o)));
 }
 )CL";
 
@@ -67,7 +67,7 @@ Status EmitDepthwiseConv2D(OpBuilder& b) {
   RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
   const int bias = b.has_input(2) ? b.node().inputs[2] : -1;
   RELITE_ASSIGN_OR_RETURN(DepthwiseConv2DParams p, ParseDepthwiseConv2DParams(b.node()));
-  RELITE_RETURN_IF_ERROR(b.RequireConstantWeights(in, out, filter, "filter", bias));
+  RELITE_RETURN_IF_ERROR(b.RequireConstantWeights(in, out, filter, "filter", bias, /*channel_axis=*/3));
   RELITE_RETURN_IF_ERROR(RequireClampActivation(p.activation));
   const Shape& fs = b.tensor(filter).shape;
   if (b.tensor(in).shape.size() != 4 || fs.size() != 4 || b.tensor(out).shape.size() != 4) {
@@ -93,21 +93,25 @@ Status EmitDepthwiseConv2D(OpBuilder& b) {
                                             GpuShapeToString(so), GpuShapeToString(si)));
   }
   const int slices = so.slices();
+  const IntegerConv exact = PlanIntegerConv(b, in, out, filter, 3, slices * 4);
   const int w_const = b.AddConstant(static_cast<size_t>(slices) * kh * kw * 4, [=](const ConstantTensors& t, float* dst) {
-    const float* w = OpBuilder::ConstantFloats(t, filter);
+    const std::vector<float> w = exact.WeightValues(t, filter, 3);
     for (int c = 0; c < cout; ++c)
       for (int k = 0; k < kh * kw; ++k) dst[(static_cast<size_t>(c / 4) * kh * kw + k) * 4 + c % 4] = w[static_cast<size_t>(k) * cout + c];
   });
-  const int b_const = b.AddConstant(static_cast<size_t>(slices) * 4, [=](const ConstantTensors& t, float* dst) {
-    if (bias >= 0) {
-      const float* v = OpBuilder::ConstantFloats(t, bias);
-      for (int c = 0; c < cout; ++c) dst[c] = v[c];
-    }
-  });
+  const int b_const = b.AddConstant(
+      static_cast<size_t>(slices) * 4,
+      [=](const ConstantTensors& t, float* dst) {
+        if (bias >= 0) {
+          const std::vector<float> v = exact.BiasValues(t, bias);
+          for (int c = 0; c < cout; ++c) dst[c] = v[c];
+        }
+      },
+      exact.enabled);
   KernelLaunch l;
   l.entry = "depthwise_conv_2d";
   l.source = kDepthwiseSource;
-  l.defines = fmt::format("#define MULTIPLIER_ONE {}\n", multiplier == 1 ? 1 : 0);
+  l.defines = fmt::format("#define MULTIPLIER_ONE {}\n", multiplier == 1 ? 1 : 0) + exact.Defines();
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -117,6 +121,7 @@ Status EmitDepthwiseConv2D(OpBuilder& b) {
             KernelArg::Int(kh), KernelArg::Int(kw), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h),
             KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w),
             KernelArg::Int(p.dilation_h), KernelArg::Int(multiplier)};
+  exact.AddArgs(l);
   l.global = GridOf(so);
   l.fusable_output_arg = 3;
   l.residual_fusable = true;

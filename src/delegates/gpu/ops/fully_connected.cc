@@ -26,9 +26,9 @@ namespace {
 // size of (LANES, <= MAX_GROUP_ITEMS, 1), one output channel per work group
 // row, weights packed as [N][taps][Si * 4].
 constexpr const char* kFullyConnectedSource = R"CL(
-KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const STORAGE* bias,
+KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const BIAS_STORAGE* bias,
                             GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int KH, int KW, int outW, int outH,
-                            int rows, int dstS, int flat, int N) {
+                            int rows, int dstS, int flat, int N REQUANT_ARGS) {
 #if LANES == 1
   int r = GLOBAL_ID(0), so = GLOBAL_ID(1);
   if (r >= rows || so >= dstS) return;
@@ -42,13 +42,13 @@ KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* wei
   int oy = t % outH, n = t / outH;
   int plane = srcH * srcW;
 #if LANES == 1
-  float4 acc = LOAD4(bias, so);
+  float4 acc = LOAD_BIAS(bias, so);
   for (int ky = 0; ky < KH; ++ky) {
     for (int kx = 0; kx < KW; ++kx) {
       int i = (n * srcS * srcH + oy + ky) * srcW + ox + kx;
       int w = ((so * KH + ky) * KW + kx) * srcS * 4;
       for (int si = 0; si < srcS; ++si) {
-        float4 v = LOAD4(src, i);
+        float4 v = LOADX(src, i);
         acc += v.x * LOAD4(weights, w) + v.y * LOAD4(weights, w + 1) + v.z * LOAD4(weights, w + 2) +
                v.w * LOAD4(weights, w + 3);
         i += plane;
@@ -57,7 +57,7 @@ KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* wei
     }
   }
   int d = flat ? r * dstS + so : ((n * dstS + so) * outH + oy) * outW + ox;
-  STORE4(dst, d, ACT(acc));
+  STORE4(dst, d, ACT(REQUANT(acc, so)));
 #else
   float4 acc4 = F4(0.0f);
   if (active && o < N) {
@@ -67,7 +67,7 @@ KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* wei
     for (int j = lane; j < total; j += LANES) {
       int tap = j / srcS, si = j - tap * srcS;
       int ky = tap / KW, kx = tap - ky * KW;
-      acc4 += LOAD4(src, i0 + si * plane + ky * srcW + kx) * LOAD4(weights, o * total + j);
+      acc4 += LOADX(src, i0 + si * plane + ky * srcW + kx) * LOAD4(weights, o * total + j);
     }
   }
   LOCAL_MEM float partial[LANES * MAX_GROUP_ITEMS];
@@ -78,7 +78,7 @@ KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* wei
   float acc = 0.0f;
   for (int k = 0; k < LANES; ++k) acc += partial[base + k];
   // Channels past N (the last slice's tail) are stored as zeros.
-  float v = o < N ? ACT(acc + LOAD1(bias, o)) : 0.0f;
+  float v = o < N ? ACT(REQUANT1(acc + LOAD_BIAS1(bias, o), o)) : 0.0f;
   int so = o / 4;
   int d = flat ? r * dstS + so : ((n * dstS + so) * outH + oy) * outW + ox;
   STORE1(dst, d * 4 + o % 4, v);
@@ -158,11 +158,12 @@ Status EmitFullyConnected(OpBuilder& b) {
   const int cin = si.c, taps = kh * kw, src_s = si.slices();
   const int dst_s = so.slices();
   const bool split = rows * dst_s < kSplitBelowItems && taps * src_s >= 2 * kLanes;
+  const IntegerConv exact = PlanIntegerConv(b, in, out, weights, 0, dst_s * 4);
   int w_const = -1;
   if (split) {
     // [N][taps][Si * 4]: one channel's weights in the order its lanes read the input.
     w_const = b.AddConstant(static_cast<size_t>(units) * taps * src_s * 4, [=](const ConstantTensors& t, float* dst) {
-      const float* w = OpBuilder::ConstantFloats(t, weights);
+      const std::vector<float> w = exact.WeightValues(t, weights, 0);
       for (int o = 0; o < units; ++o)
         for (int k = 0; k < taps; ++k)
           for (int c = 0; c < cin; ++c) {
@@ -171,19 +172,22 @@ Status EmitFullyConnected(OpBuilder& b) {
     });
   } else {
     w_const = b.AddConstant(PackedConvWeightsCount(units, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
-      PackConvWeights(OpBuilder::ConstantFloats(t, weights), units, kh, kw, cin, dst);
+      PackConvWeights(exact.WeightValues(t, weights, 0).data(), units, kh, kw, cin, dst);
     });
   }
-  const int b_const = b.AddConstant(static_cast<size_t>(dst_s) * 4, [=](const ConstantTensors& t, float* dst) {
-    if (bias >= 0) {
-      const float* v = OpBuilder::ConstantFloats(t, bias);
-      for (int c = 0; c < units; ++c) dst[c] = v[c];
-    }
-  });
+  const int b_const = b.AddConstant(
+      static_cast<size_t>(dst_s) * 4,
+      [=](const ConstantTensors& t, float* dst) {
+        if (bias >= 0) {
+          const std::vector<float> v = exact.BiasValues(t, bias);
+          for (int c = 0; c < units; ++c) dst[c] = v[c];
+        }
+      },
+      exact.enabled);
   KernelLaunch l;
   l.entry = "fully_connected";
   l.source = kFullyConnectedSource;
-  l.defines = fmt::format("#define LANES {}\n#define MAX_GROUP_ITEMS {}\n", split ? kLanes : 1, kMaxGroupItems);
+  l.defines = fmt::format("#define LANES {}\n#define MAX_GROUP_ITEMS {}\n", split ? kLanes : 1, kMaxGroupItems) + exact.Defines();
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -191,6 +195,7 @@ Status EmitFullyConnected(OpBuilder& b) {
             KernelArg::Int(si.w), KernelArg::Int(si.h), KernelArg::Int(src_s), KernelArg::Int(kh), KernelArg::Int(kw),
             KernelArg::Int(out_w), KernelArg::Int(out_h), KernelArg::Int(static_cast<int32_t>(rows)), KernelArg::Int(dst_s),
             KernelArg::Int(flat ? 1 : 0), KernelArg::Int(units)};
+  exact.AddArgs(l);
   if (split) {
     // The kernel's local memory holds (LANES x kMaxGroupItems) partial sums
     // and the lanes must be one work group's dimension 0: fix the local size.

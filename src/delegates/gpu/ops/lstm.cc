@@ -75,11 +75,11 @@ Status EmitLstm(OpBuilder& b) {
   int in[5], out[4];
   for (int i = 0; i < 5; ++i) {
     RELITE_ASSIGN_OR_RETURN(in[i], b.Input(i));
-    RELITE_RETURN_IF_ERROR(b.RequireFloat(in[i], fmt::format("input {}", i)));
+    RELITE_RETURN_IF_ERROR(b.RequireFloat32(in[i], fmt::format("input {}", i)));
   }
   for (int i = 0; i < 4; ++i) {
     RELITE_ASSIGN_OR_RETURN(out[i], b.Output(i));
-    RELITE_RETURN_IF_ERROR(b.RequireFloat(out[i], fmt::format("output {}", i)));
+    RELITE_RETURN_IF_ERROR(b.RequireFloat32(out[i], fmt::format("output {}", i)));
   }
   if (!b.IsConstant(in[2]) || !b.IsConstant(in[3])) return NotOnGpu("weights and biases must be constant");
   RELITE_ASSIGN_OR_RETURN(GpuShape data, Rows(b, in[0], "the data input"));
@@ -98,11 +98,11 @@ Status EmitLstm(OpBuilder& b) {
   }
   const int K = I + O;
   const int w = b.AddConstant(static_cast<size_t>(4 * O) * K, [=](const ConstantTensors& t, float* dst) {
-    const float* v = OpBuilder::ConstantFloats(t, in[2]);
+    const std::vector<float> v = OpBuilder::ConstantFloats(t, in[2]);
     for (size_t i = 0; i < static_cast<size_t>(4 * O) * K; ++i) dst[i] = v[i];
   });
   const int bias = b.AddConstant(static_cast<size_t>(4 * O), [=](const ConstantTensors& t, float* dst) {
-    const float* v = OpBuilder::ConstantFloats(t, in[3]);
+    const std::vector<float> v = OpBuilder::ConstantFloats(t, in[3]);
     for (int i = 0; i < 4 * O; ++i) dst[i] = v[i];
   });
   const int Si = data.slices(), So = prev.slices(), Sg = gates.slices(), Sc = concat.slices();

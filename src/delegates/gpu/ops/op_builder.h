@@ -17,8 +17,10 @@ namespace relite::gpu {
 
 class OpBuilder {
  public:
-  OpBuilder(const DelegateGraph& graph, const Node& node, Precision precision)
-      : graph_(graph), node_(node), precision_(precision) {}
+  // `quantized_models`: 8-bit tensors are accepted (GpuDelegateOptions'
+  // kGpuExperimentalQuantizedModels); the GPU holds their real values.
+  OpBuilder(const DelegateGraph& graph, const Node& node, Precision precision, bool quantized_models = true)
+      : graph_(graph), node_(node), precision_(precision), quantized_models_(quantized_models) {}
 
   const DelegateGraph& graph() const { return graph_; }
   const Node& node() const { return node_; }
@@ -34,17 +36,30 @@ class OpBuilder {
 
   // The tensor's GPU shape (rank <= 4, every dimension >= 1).
   StatusOr<GpuShape> Shape(int t) const;
-  // float32 and not quantized: what GPU tensors hold.
+  // What a GPU tensor can hold: float32, or (with quantized models on) a
+  // uint8/int8 tensor with one scale and zero point, held as its real values
+  // and kept on its grid by a fake-quant epilogue (Finish adds them).
   Status RequireFloat(int t, const std::string& what) const;
+  // float32 only (ops whose quantized kernels have no float equivalent).
+  Status RequireFloat32(int t, const std::string& what) const;
+  // True for a tensor the GPU holds as the dequantized values of 8-bit data.
+  bool IsQuantized(int t) const;
   // Values of an int32/int64 tensor that is a constant in the model file
   // (known at check time: paddings, axes, shapes, sizes).
   StatusOr<std::vector<int64_t>> ConstantInts(int t, const std::string& what) const;
   // The checks every weighted op (convolutions, fully connected) makes:
-  // float input and output, constant dense float weights (`weights_name`,
-  // e.g. "filter"), an optional (bias < 0: absent) constant float bias.
-  Status RequireConstantWeights(int in, int out, int weights, const std::string& weights_name, int bias) const;
-  // Float values of a constant tensor, read when constants are filled.
-  static const float* ConstantFloats(const ConstantTensors& tensors, int t) { return tensors(t).data_as<float>(); }
+  // input and output as RequireFloat, constant dense weights (`weights_name`,
+  // e.g. "filter"): float32, or 8-bit per-tensor or per-channel along
+  // `channel_axis` (a quantized model's, or int8 weights of a dynamic-range
+  // model feeding a float op); an optional (bias < 0: absent) constant bias,
+  // float32 or int32 quantized.
+  Status RequireConstantWeights(int in, int out, int weights, const std::string& weights_name, int bias,
+                                int channel_axis = 0) const;
+  // The real values of a constant tensor (float32 as stored; 8/16/32-bit
+  // integers dequantized with their scale and zero point, per channel where
+  // they have several), read when constants are filled.
+  static std::vector<float> ConstantFloats(const ConstantTensors& tensors, int t) { return RealValues(tensors(t)); }
+  static std::vector<float> RealValues(const Tensor& t);
 
   // Kernel arguments that read/write GPU tensors (recorded in reads/writes).
   KernelArg Read(int t);
@@ -54,14 +69,51 @@ class OpBuilder {
   void Launch(KernelLaunch launch) { program_.launches.push_back(std::move(launch)); }
   void SetCost(double cost) { program_.cost = cost; }
 
+  // Gives every quantized tensor the program writes its fake quant, in the
+  // ACT of each launch that stores it (none can then leave the grid);
+  // `fake_quants` (optional) receives a line per tensor for reports.
+  Status Finish(std::string* fake_quants = nullptr);
+
   NodeProgram Take() { return std::move(program_); }
 
  private:
   const DelegateGraph& graph_;
   const Node& node_;
   Precision precision_;
+  bool quantized_models_;
   NodeProgram program_;
 };
+
+// Exact 8-bit arithmetic for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED
+// of a full-integer model (input, weights and output 8-bit). The kernels read
+// each input back as its code minus the zero point (exact from float32 or
+// float16 storage), multiply by the weights' codes minus theirs, add the
+// int32 bias and requantize per output channel as the CPU does:
+// round half to even of acc * S[c], S[c] = in_s * w_s[c] / out_s in float32.
+// Integers below 2^24 are exact in float32, so while |acc| stays below that
+// (always for depthwise 3x3: 9 * 255 * 255) the codes are the CPU's, bit for
+// bit; a fake quant on the real values instead would round the few values
+// within float error of a half step differently, and a deep model amplifies
+// those into whole-step differences of its outputs.
+struct IntegerConv {
+  bool enabled = false;
+  float input_inv_scale = 1.f, output_scale = 1.f;
+  int requant_const = -1;  // fp32 constant: S per output channel (zeros past them)
+  std::string Defines() const { return enabled ? "#define INTEGER_CONV 1\n" : ""; }
+  // Appends REQUANT_ARGS (requant, in_inv_scale, out_scale) to the launch.
+  void AddArgs(KernelLaunch& l) const;
+  // The weights as the kernel multiplies them: codes minus the zero point of
+  // their channel along `channel_axis` when enabled, else real values.
+  std::vector<float> WeightValues(const ConstantTensors& t, int weights, int channel_axis) const;
+  // The bias: int32 codes when enabled, else real values.
+  std::vector<float> BiasValues(const ConstantTensors& t, int bias) const;
+};
+// Enabled when `in`, `out` and `weights` are 8-bit quantized and the bias (if
+// any) int32; `padded_channels` >= the output channels (the kernel's reads).
+IntegerConv PlanIntegerConv(OpBuilder& b, int in, int out, int weights, int channel_axis, int padded_channels);
+
+// The fake quant of an 8-bit per-tensor quantized tensor.
+FakeQuant FakeQuantOf(const Tensor& t);
 
 // Unimplemented carrying the reason the GPU cannot run a node.
 inline Status NotOnGpu(std::string reason) { return UnimplementedError(std::move(reason)); }

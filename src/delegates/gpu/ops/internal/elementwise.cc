@@ -78,6 +78,7 @@ Status EmitUnary(OpBuilder& b, const std::string& expr, float param, float lo, f
   l.act_min = lo;
   l.act_max = hi;
   l.fusable_output_arg = 1;
+  l.pure_epilogue = expr == "x";
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(s.elements()));
   return Status::Ok();

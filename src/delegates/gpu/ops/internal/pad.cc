@@ -32,7 +32,7 @@ Status EmitPadCommon(OpBuilder& b, bool has_value_input) {
       return NotOnGpu("the padding value must be a constant of the model");
     }
     if (t.num_elements() != 1) return InvalidArgumentError(fmt::format("{}: the padding value must hold one value", b.node().Describe()));
-    m.fill = t.data_as<float>()[0];
+    m.fill = OpBuilder::RealValues(t)[0];  // the real value of a quantized padding value
   }
   if (static_cast<int>(out_shape.size()) != rank) return InvalidArgumentError(fmt::format("{}: output rank differs from the input's", b.node().Describe()));
   for (int d = 0; d < rank; ++d) {

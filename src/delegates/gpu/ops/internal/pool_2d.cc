@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kPoolSource = R"CL(
 KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, int srcH, int W, int H, int HB, int S, int C,
-                    int KH, int KW, int strideW, int strideH, int padW, int padH) {
+                    int KH, int KW, int strideW, int strideH, int padW, int padH QUANT_AVG_ARGS) {
   int x = GLOBAL_ID(0), yb = GLOBAL_ID(1), s = GLOBAL_ID(2);
   if (x >= W || yb >= HB || s >= S) return;
   int n = yb / H, y = yb - n * H;
@@ -32,7 +32,9 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
     int row = (plane + y0 + ky) * srcW + x0;
     for (int kx = kx0; kx < kx1; ++kx) {
       float4 v = LOAD4(src, row + kx);
-#if AVERAGE
+#if AVERAGE && QUANT_AVG
+      acc += rint(v * q_inv_scale);  // the code minus the zero point: the sum is exact
+#elif AVERAGE
       acc += v;
 #else
       acc = fmax(acc, v);
@@ -41,7 +43,21 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
   }
 #if AVERAGE
   int count = (ky1 > ky0 ? ky1 - ky0 : 0) * (kx1 > kx0 ? kx1 - kx0 : 0);
+#if QUANT_AVG
+  // The CPU's integer rule on the codes (zero point included): uint8
+  // (sum + n/2) / n, int8 halves away from zero (C division).
+  if (count > 0) {
+    int4 sum = convert_int4(acc) + (int4)(count * q_zp), round_up = (int4)(count / 2);
+#if QUANT_UINT8
+    int4 q = (sum + round_up) / count;
+#else
+    int4 q = select((sum - round_up) / count, (sum + round_up) / count, sum > 0);
+#endif
+    acc = convert_float4(q - (int4)(q_zp)) * q_scale;
+  }
+#else
   if (count > 0) acc = acc / F4((float)count);
+#endif
 #endif
   STORE4(dst, ((n * S + s) * H + y) * W + x, mask_tail(ACT(acc), s, C));
 }
@@ -114,10 +130,20 @@ Status EmitPool2D(OpBuilder& b, bool average) {
     return InvalidArgumentError(fmt::format("{}: output shape {} does not match pooling {}", b.node().Describe(),
                                             GpuShapeToString(so), GpuShapeToString(si)));
   }
+  // 8-bit: the CPU pools the codes and never rescales, so the output must be
+  // on the input's grid.
+  const bool quantized = b.IsQuantized(in);
+  if (quantized) {
+    const Tensor& ti = b.tensor(in);
+    const Tensor& to = b.tensor(out);
+    if (ti.type != to.type || ti.quant.scale != to.quant.scale || ti.quant.zero_point != to.quant.zero_point) {
+      return NotOnGpu("the 8-bit output's type or quantization differs from the input's (the CPU pools the codes unchanged)");
+    }
+  }
   const int plane = si.h * si.w;
   const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
                       p.filter_h - ph.pad_before >= si.h && p.filter_w - pw.pad_before >= si.w;
-  if (covers && plane >= 256) {
+  if (covers && plane >= 256 && !(quantized && average)) {
     const int parts = std::min(256, plane / 16);
     const int bs = so.b * so.slices();
     GpuShape partial_shape;
@@ -151,7 +177,15 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   KernelLaunch l;
   l.entry = "pool_2d";
   l.source = kPoolSource;
+  const bool quant_avg = quantized && average;
   l.defines = fmt::format("#define AVERAGE {}\n", average ? 1 : 0);
+  if (quant_avg) {
+    l.defines += fmt::format("#define QUANT_AVG 1\n#define QUANT_UINT8 {}\n"
+                             "#define QUANT_AVG_ARGS , float q_inv_scale, float q_scale, int q_zp\n",
+                             b.tensor(in).type == DataType::kUInt8 ? 1 : 0);
+  } else {
+    l.defines += "#define QUANT_AVG 0\n#define QUANT_AVG_ARGS\n";
+  }
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -159,6 +193,12 @@ Status EmitPool2D(OpBuilder& b, bool average) {
             KernelArg::Int(so.h * so.b), KernelArg::Int(so.slices()), KernelArg::Int(so.c), KernelArg::Int(p.filter_h),
             KernelArg::Int(p.filter_w), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h), KernelArg::Int(pw.pad_before),
             KernelArg::Int(ph.pad_before)};
+  if (quant_avg) {
+    const Quantization& q = b.tensor(in).quant;
+    l.args.push_back(KernelArg::Float(1.f / q.scale[0]));
+    l.args.push_back(KernelArg::Float(q.scale[0]));
+    l.args.push_back(KernelArg::Int(static_cast<int32_t>(q.zero_point.empty() ? 0 : q.zero_point[0])));
+  }
   l.global = GridOf(so);
   l.fusable_output_arg = 1;
   b.Launch(std::move(l));

@@ -111,11 +111,11 @@ Status EmitTransposeConvOp(OpBuilder& b, const TransposeConvInputs& inputs) {
 
   const int pad_w = pad_w_window.pad_before;
   const int w_const = b.AddConstant(PackedConvWeightsCount(cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
-    PackConvWeights(OpBuilder::ConstantFloats(t, weights), cout, kh, kw, cin, dst);
+    PackConvWeights(OpBuilder::ConstantFloats(t, weights).data(), cout, kh, kw, cin, dst);
   });
   const int b_const = b.AddConstant(static_cast<size_t>(so.slices()) * 4, [=](const ConstantTensors& t, float* dst) {
     if (bias >= 0) {
-      const float* v = OpBuilder::ConstantFloats(t, bias);
+      const std::vector<float> v = OpBuilder::ConstantFloats(t, bias);
       for (int c = 0; c < cout; ++c) dst[c] = v[c];
     }
   });
