@@ -383,6 +383,9 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
       // residual is added, the sum on the ADD's.
       last.pre_residual_fake_quant = std::move(last.fake_quant);
       last.fake_quant = nodes[k].program.launches[0].fake_quant;
+      // An exact 8-bit ADD stays exact: t (the producer's value) is operand `side`.
+      const IntegerAdd& add = nodes[k].program.launches[0].integer_add;
+      last.residual_add = add.enabled && side == 1 ? add.Swapped() : add;
       std::replace(prod.writes.begin(), prod.writes.end(), t, out);
       prod.reads.push_back(other);
       nodes[k].program = NodeProgram();

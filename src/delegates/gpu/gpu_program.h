@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "relite/delegate.h"
@@ -70,6 +71,30 @@ struct FakeQuant {
   bool operator==(const FakeQuant&) const = default;
 };
 
+// An exact 8-bit ADD/SUB with XNNPACK's arithmetic, as the CPU kernel
+// (src/core/ops/quantized_add.h): the operands are read back as their codes,
+// out = clamp(((bias + a * a_mul + b * b_mul) >> shift) + zp_out) in int32,
+// stored as its real value. Halves round up there, which a float add and
+// fake quant (round half to even) would not reproduce.
+struct IntegerAdd {
+  bool enabled = false;
+  float a_inv_scale = 1.f, b_inv_scale = 1.f, out_scale = 1.f;
+  int32_t a_zero_point = 0, b_zero_point = 0, out_zero_point = 0;
+  int32_t a_multiplier = 0, b_multiplier = 0, bias = 0, shift = 0;
+  int32_t qmin = 0, qmax = 0;
+  // The same ADD with its operands exchanged.
+  IntegerAdd Swapped() const {
+    IntegerAdd s = *this;
+    std::swap(s.a_inv_scale, s.b_inv_scale);
+    std::swap(s.a_zero_point, s.b_zero_point);
+    std::swap(s.a_multiplier, s.b_multiplier);
+    return s;
+  }
+};
+
+// The prelude's qadd(a, b, ...) for the operand expressions `a` and `b`.
+std::string IntegerAddCall(const IntegerAdd& p, const std::string& a, const std::string& b);
+
 struct KernelLaunch {
   std::string entry;                // kernel function name in `source`
   const char* source = nullptr;     // template text (static storage)
@@ -99,6 +124,11 @@ struct KernelLaunch {
   // that tensor as the last argument and sets `residual`).
   bool residual_fusable = false;
   bool residual = false;
+  // This launch's OP is that exact ADD/SUB (kept for residual folding), and,
+  // with `residual`, the folded ADD is one: ADD_RESIDUAL(v, i) is then
+  // qadd(v, residual[i]) instead of a float sum.
+  IntegerAdd integer_add;
+  IntegerAdd residual_add;
   // The launch stores ACT(its input) and nothing else (RELU-style clamps,
   // QUANTIZE, DEQUANTIZE): a producer can take its clamp and fake quants.
   bool pure_epilogue = false;

@@ -222,9 +222,15 @@ class ClBackend final : public Backend {
       return x;
     };
     defines += "#define ACT(v) " + wrap(act, launch.fake_quant) + "\n";
-    defines += launch.residual ? "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
-                                     wrap("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n"
-                               : "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
+    if (!launch.residual) {
+      defines += "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
+    } else if (launch.residual_add.enabled) {
+      defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
+                 IntegerAddCall(launch.residual_add, wrap("(v)", launch.pre_residual_fake_quant), "LOAD4(residual, (i))") + ")\n";
+    } else {
+      defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
+                 wrap("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n";
+    }
     std::string key = defines + '\x01' + launch.source;
     const std::string program_name = "cl-program:" + ShortHash(key);
     auto it = programs_.find(key);

@@ -59,6 +59,18 @@ inline constexpr const char* kClPrelude = R"CL(
 // (a multiply by the reciprocal, as the CPU's QUANTIZE: no division per value).
 #define fake_quant(v, inv_scale, scale, zero_point, qmin, qmax) \
   ((clamp(rint((v) * (inv_scale)) + (zero_point), (qmin), (qmax)) - (zero_point)) * (scale))
+// Exact 8-bit ADD/SUB (gpu_program.h, IntegerAdd): operands back to their
+// codes, XNNPACK's integer sum and arithmetic shift, the result's real value.
+// Summed as unsigned (two's-complement wrap, as XNNPACK's int32 lanes; the
+// true sum fits).
+INLINE float4 qadd(float4 a, float4 b, float a_inv, float b_inv, int a_zp, int b_zp, int a_mul, int b_mul, int bias,
+                   int shift, int out_zp, int qmin, int qmax, float out_scale) {
+  uint4 qa = as_uint4(convert_int4(rint(a * a_inv)) + a_zp);
+  uint4 qb = as_uint4(convert_int4(rint(b * b_inv)) + b_zp);
+  int4 acc = as_int4((uint4)((uint)bias) + qa * (uint)a_mul + qb * (uint)b_mul);
+  int4 q = clamp((acc >> shift) + out_zp, qmin, qmax);
+  return convert_float4(q - out_zp) * out_scale;
+}
 // Channels past C in a tensor's last slice are stored as zeros: every kernel
 // that can make them non-zero masks them before storing.
 INLINE float4 mask_tail(float4 v, int s, int C) {

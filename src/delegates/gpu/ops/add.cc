@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitAdd(OpBuilder& b) { return EmitBinary(b, "a + b", true); }
+Status EmitAdd(OpBuilder& b) { return EmitAddOrSub(b, /*subtract=*/false); }
 
 }  // namespace relite::gpu

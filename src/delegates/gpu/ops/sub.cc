@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitSub(OpBuilder& b) { return EmitBinary(b, "a - b", true); }
+Status EmitSub(OpBuilder& b) { return EmitAddOrSub(b, /*subtract=*/true); }
 
 }  // namespace relite::gpu

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "src/core/ops/params.h"
+#include "src/core/ops/quantized_add.h"
 
 namespace relite::gpu {
 namespace {
@@ -84,7 +85,49 @@ Status EmitUnary(OpBuilder& b, const std::string& expr, float param, float lo, f
   return Status::Ok();
 }
 
+namespace {
+Status EmitBinaryImpl(OpBuilder& b, const std::string& expr, bool fused_activation, DataType type, const IntegerAdd& integer_add);
+}  // namespace
+
 Status EmitBinary(OpBuilder& b, const std::string& expr, bool fused_activation, DataType type) {
+  return EmitBinaryImpl(b, expr, fused_activation, type, IntegerAdd{});
+}
+
+Status EmitAddOrSub(OpBuilder& b, bool subtract) {
+  const std::string expr = subtract ? "a - b" : "a + b";
+  if (b.num_inputs() != 2 || !b.has_input(0) || !b.has_input(1) || b.node().outputs.size() != 1) {
+    return EmitBinary(b, expr, true);  // reports the missing slot
+  }
+  const int ia = b.node().inputs[0], ib = b.node().inputs[1], io = b.node().outputs[0];
+  if (!b.IsQuantized(ia) || !b.IsQuantized(ib) || !b.IsQuantized(io)) return EmitBinary(b, expr, true);
+  const Tensor& ta = b.tensor(ia);
+  const Tensor& tb = b.tensor(ib);
+  const Tensor& to = b.tensor(io);
+  const float sa = ta.quant.scale[0], sb = tb.quant.scale[0], so = to.quant.scale[0];
+  if (ta.type != to.type || tb.type != to.type || !XnnAddRatioSupported(sa / so) || !XnnAddRatioSupported(sb / so)) {
+    return EmitBinary(b, expr, true);  // the CPU's TFLite path: approximated in float
+  }
+  auto zp = [](const Tensor& t) { return static_cast<int32_t>(t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0]); };
+  const XnnAddParams x = MakeXnnAddParams(sa, sb, so, zp(ta), zp(tb), subtract);
+  IntegerAdd p;
+  p.enabled = true;
+  p.a_inv_scale = 1.f / sa;
+  p.b_inv_scale = 1.f / sb;
+  p.out_scale = so;
+  p.a_zero_point = zp(ta);
+  p.b_zero_point = zp(tb);
+  p.out_zero_point = zp(to);
+  p.a_multiplier = x.a_multiplier;
+  p.b_multiplier = x.b_multiplier;
+  p.bias = x.bias;
+  p.shift = x.shift;
+  p.qmin = to.type == DataType::kUInt8 ? 0 : -128;
+  p.qmax = to.type == DataType::kUInt8 ? 255 : 127;
+  return EmitBinaryImpl(b, IntegerAddCall(p, "a", "b"), true, DataType::kFloat32, p);
+}
+
+namespace {
+Status EmitBinaryImpl(OpBuilder& b, const std::string& expr, bool fused_activation, DataType type, const IntegerAdd& integer_add) {
   RELITE_ASSIGN_OR_RETURN(int in_a, b.Input(0));
   RELITE_ASSIGN_OR_RETURN(int in_b, b.Input(1));
   RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
@@ -145,9 +188,11 @@ Status EmitBinary(OpBuilder& b, const std::string& expr, bool fused_activation, 
   for (const KernelArg& a : operand(sb, s.c)) l.args.push_back(a);
   l.global = GridOf(s);
   l.fusable_output_arg = 2;
+  l.integer_add = integer_add;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(s.elements()));
   return Status::Ok();
 }
+}  // namespace
 
 }  // namespace relite::gpu

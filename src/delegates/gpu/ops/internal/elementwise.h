@@ -18,4 +18,9 @@ Status EmitUnary(OpBuilder& b, const std::string& expr, float param = 0.f,
 // when `fused_activation`.
 Status EmitBinary(OpBuilder& b, const std::string& expr, bool fused_activation, DataType type = DataType::kFloat32);
 
+// ADD (`subtract` false) or SUB: exact 8-bit arithmetic (IntegerAdd) when
+// both inputs and the output are 8-bit with scale ratios XNNPACK's ADD
+// takes, as the CPU kernel then computes; a float a +- b otherwise.
+Status EmitAddOrSub(OpBuilder& b, bool subtract);
+
 }  // namespace relite::gpu
