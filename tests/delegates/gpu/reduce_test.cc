@@ -117,7 +117,10 @@ TEST_P(GpuReduceTest, MeanMatchesCpu) {
 
 TEST_P(GpuReduceTest, SoftmaxMatchesCpu) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
-  const Shape shapes[] = {{1, 10}, {2, 5}, {1, 1001}, {6}, {3, 7, 6}, {1, 4, 5, 9}, {2, 3, 3, 3}, {1, 2, 2, 4}};
+  // [1,1001], [3,99], [1,2,3,66] and [1,64] (>= 16 slices, few pixels) take
+  // the work-group variant, the rest one work item per pixel.
+  const Shape shapes[] = {{1, 10}, {2, 5}, {1, 1001}, {6}, {3, 7, 6}, {1, 4, 5, 9}, {2, 3, 3, 3}, {1, 2, 2, 4},
+                          {3, 99}, {1, 2, 3, 66}, {1, 64}};
   const float betas[] = {1.f, 0.5f, 2.5f, -1.f, 0.f};
   int k = 0;
   for (const Shape& s : shapes) {
