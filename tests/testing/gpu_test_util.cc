@@ -117,6 +117,21 @@ GpuRunResult RunCpuAndGpu(const std::vector<uint8_t>& bytes, Delegate* gpu, floa
   return r;
 }
 
+DelegationReport DelegationOf(const std::vector<uint8_t>& bytes, Delegate* gpu) {
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "test");
+  if (!model.ok()) {
+    ADD_FAILURE() << model.status().ToString();
+    return {};
+  }
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).AddDelegate(gpu).Build();
+  if (!interp.ok()) {
+    ADD_FAILURE() << interp.status().ToString();
+    return {};
+  }
+  return (*interp)->delegation_reports().back();
+}
+
 ::testing::AssertionResult OutputsClose(const GpuRunResult& r, float atol, float rtol) {
   if (r.cpu.empty()) return ::testing::AssertionFailure() << "no outputs";
   for (size_t o = 0; o < r.cpu.size(); ++o) {

@@ -35,6 +35,10 @@ struct GpuRunResult {
 GpuRunResult RunCpuAndGpu(const std::vector<uint8_t>& model, Delegate* gpu, float lo = -1.f, float hi = 1.f,
                           uint32_t seed = 1);
 
+// The delegation report of `model` on `gpu`, without allocating or running
+// it (failures are reported with ADD_FAILURE and an empty report).
+DelegationReport DelegationOf(const std::vector<uint8_t>& model, Delegate* gpu);
+
 // |gpu - cpu| <= atol + rtol * |cpu| for every value of every output.
 ::testing::AssertionResult OutputsClose(const GpuRunResult& r, float atol, float rtol);
 

@@ -591,16 +591,6 @@ TEST_P(GpuQuantizedTest, DequantizeToFloat) {
 
 // ---- Refusals: what the support check will not run, and why. -------------
 
-DelegationReport ReportFor(const std::vector<uint8_t>& bytes, Delegate* gpu) {
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "test");
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  if (!model.ok()) return {};
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).AddDelegate(gpu).Build();
-  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
-  if (!interp.ok()) return {};
-  return (*interp)->delegation_reports().back();
-}
 
 std::vector<uint8_t> QuantizedAdd(DataType t, const Quantization& q) {
   ModelWriter w;
@@ -621,14 +611,14 @@ TEST(GpuQuantizedRefusalTest, ClearingTheFlagKeepsQuantizedModelsOnTheCpu) {
     if (testing::GpuRequired()) FAIL() << gpu.status().ToString();
     GTEST_SKIP() << gpu.status().ToString();
   }
-  const DelegationReport rep = ReportFor(QuantizedAdd(DataType::kUInt8, Q(0.05f, 128)), gpu->get());
+  const DelegationReport rep = testing::DelegationOf(QuantizedAdd(DataType::kUInt8, Q(0.05f, 128)), gpu->get());
   EXPECT_EQ(rep.num_delegated, 0);
   EXPECT_NE(rep.ToString().find("kGpuExperimentalQuantizedModels"), std::string::npos) << rep.ToString();
 }
 
 TEST_P(GpuQuantizedTest, SubnormalScaleIsRefused) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
-  const DelegationReport rep = ReportFor(QuantizedAdd(DataType::kInt8, Q(1e-40f, 0)), gpu);
+  const DelegationReport rep = testing::DelegationOf(QuantizedAdd(DataType::kInt8, Q(1e-40f, 0)), gpu);
   EXPECT_EQ(rep.num_delegated, 0);
   EXPECT_NE(rep.ToString().find("subnormal"), std::string::npos) << rep.ToString();
 }
@@ -636,7 +626,7 @@ TEST_P(GpuQuantizedTest, SubnormalScaleIsRefused) {
 TEST_P(GpuQuantizedTest, RangeBeyondFloat16IsRefusedInFp16Only) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   // 300 * 255 = 76500 > 65504, float16's largest value.
-  const DelegationReport rep = ReportFor(QuantizedAdd(DataType::kUInt8, Q(300.f, 0)), gpu);
+  const DelegationReport rep = testing::DelegationOf(QuantizedAdd(DataType::kUInt8, Q(300.f, 0)), gpu);
   if (GetParam() == GpuPrecision::kFp16) {
     EXPECT_EQ(rep.num_delegated, 0);
     EXPECT_NE(rep.ToString().find("float16's range"), std::string::npos) << rep.ToString();
@@ -660,7 +650,7 @@ TEST_P(GpuQuantizedTest, PerChannelWeightsOnTheWrongAxisAreRefused) {
   w.AddOp(BuiltinOp::kConv2D, {x, f, b}, {y}, writer::Conv2DOptions{});
   w.SetInputs({x});
   w.SetOutputs({y});
-  const DelegationReport rep = ReportFor(Bytes(w), gpu);
+  const DelegationReport rep = testing::DelegationOf(Bytes(w), gpu);
   EXPECT_EQ(rep.num_delegated, 0);
   EXPECT_NE(rep.ToString().find("along dimension 3"), std::string::npos) << rep.ToString();
 }

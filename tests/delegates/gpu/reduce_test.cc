@@ -65,17 +65,6 @@ std::vector<uint8_t> SoftmaxModel(const Shape& shape, float beta) {
   return m.model_bytes();
 }
 
-// The delegation report of `bytes` on `gpu`, without running it.
-DelegationReport Delegation(const std::vector<uint8_t>& bytes, Delegate* gpu) {
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "test");
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  if (!model.ok()) return {};
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).AddDelegate(gpu).Build();
-  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
-  if (!interp.ok()) return {};
-  return (*interp)->delegation_reports().back();
-}
 
 TEST_P(GpuReduceTest, MeanMatchesCpu) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
@@ -137,7 +126,7 @@ TEST_P(GpuReduceTest, SoftmaxMatchesCpu) {
 TEST_P(GpuReduceTest, UnsupportedNodesSayWhy) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   {
-    const DelegationReport rep = Delegation(MeanModel({1, 4, 4, 3}, {1, 2}, false, /*const_axes=*/false), gpu);
+    const DelegationReport rep = testing::DelegationOf(MeanModel({1, 4, 4, 3}, {1, 2}, false, /*const_axes=*/false), gpu);
     EXPECT_EQ(rep.num_delegated, 0);
     EXPECT_NE(rep.ToString().find("the axes must be a constant"), std::string::npos) << rep.ToString();
   }

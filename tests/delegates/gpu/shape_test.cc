@@ -52,17 +52,6 @@ std::vector<uint8_t> RawModel(const MakeModel& make, const Shape& out) {
   return m.model_bytes();
 }
 
-DelegationReport Delegation(const std::vector<uint8_t>& bytes, Delegate* gpu) {
-  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "test");
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  if (!model.ok()) return {};
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).AddDelegate(gpu).Build();
-  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
-  if (!interp.ok()) return {};
-  return (*interp)->delegation_reports().back();
-}
-
 std::vector<float> Ramp(const Shape& s, float scale = 0.37f) {
   std::vector<float> v(static_cast<size_t>(NumElements(s)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 11) - 5);
@@ -353,7 +342,7 @@ TEST_P(GpuShapeTest, UnsupportedNodesSayWhy) {
       EXPECT_NE(r.report.find(reason), std::string::npos) << r.report;
       EXPECT_TRUE(testing::OutputsClose(r, 0.f, 0.f));
     } else {
-      const DelegationReport rep = Delegation(model, gpu);
+      const DelegationReport rep = testing::DelegationOf(model, gpu);
       EXPECT_EQ(rep.num_delegated, 0);
       EXPECT_NE(rep.ToString().find(reason), std::string::npos) << rep.ToString();
     }

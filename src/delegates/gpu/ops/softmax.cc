@@ -17,7 +17,18 @@
 namespace relite::gpu {
 namespace {
 
-constexpr const char* kSoftmaxSource = R"CL(
+// The max of `m` and the first `left` (1..4+) lanes of `v`, shared by both
+// kernels.
+#define RELITE_SOFTMAX_HELPERS \
+  "INLINE float max_lanes(float m, float4 v, int left) {\n" \
+  "  m = fmax(m, v.x);\n" \
+  "  if (left > 1) m = fmax(m, v.y);\n" \
+  "  if (left > 2) m = fmax(m, v.z);\n" \
+  "  if (left > 3) m = fmax(m, v.w);\n" \
+  "  return m;\n" \
+  "}\n"
+
+constexpr const char* kSoftmaxSource = RELITE_SOFTMAX_HELPERS R"CL(
 KERNEL void softmax(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int W, int H, int HB, int S, int C, float beta) {
   int x = GLOBAL_ID(0), yb = GLOBAL_ID(1);
   if (x >= W || yb >= HB) return;
@@ -28,11 +39,7 @@ KERNEL void softmax(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int W, int H
   float m = -3.402823466e+38f;
   for (int s = 0; s < S; ++s) {
     float4 v = LOAD4(src, base + s * plane) * F4(sign);
-    int left = C - s * 4;
-    m = fmax(m, v.x);
-    if (left > 1) m = fmax(m, v.y);
-    if (left > 2) m = fmax(m, v.z);
-    if (left > 3) m = fmax(m, v.w);
+    m = max_lanes(m, v, C - s * 4);
   }
   float4 ref = F4(sign * m);
   float sum = 0.0f;
@@ -48,7 +55,7 @@ KERNEL void softmax(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int W, int H
 }
 )CL";
 
-constexpr const char* kSoftmaxGroupSource = R"CL(
+constexpr const char* kSoftmaxGroupSource = RELITE_SOFTMAX_HELPERS R"CL(
 KERNEL void softmax_group(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int W, int H, int HB, int S, int C, float beta) {
   int lane = LOCAL_ID(0), pix = GLOBAL_ID(1);
   LOCAL_MEM float red[LANES * MAX_GROUP_PIXELS];
@@ -61,11 +68,7 @@ KERNEL void softmax_group(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int W,
   float m = -3.402823466e+38f;
   for (int s = lane; s < S && active; s += LANES) {
     float4 v = LOAD4(src, base + s * plane) * F4(sign);
-    int left = C - s * 4;
-    m = fmax(m, v.x);
-    if (left > 1) m = fmax(m, v.y);
-    if (left > 2) m = fmax(m, v.z);
-    if (left > 3) m = fmax(m, v.w);
+    m = max_lanes(m, v, C - s * 4);
   }
   red[r0 + lane] = m;
   BARRIER();
