@@ -36,6 +36,11 @@ for z in mobilenet_v1 mobilenet_v2 ssd_mobilenet_v1 posenet deeplab_v3; do
   "$bin/relite" zoo "$z" --weights float16 --out "$seeds/zoo/$z.tflite" >/dev/null
 done
 
+# PoCL's kernel cache fsyncs every compiled kernel: on a loaded disk that alone
+# passed the 10 s per-input timeout (seen in a 1-h gpu run). Keep it in memory.
+if [ -z "${POCL_CACHE_DIR:-}" ]; then
+  if [ -d /dev/shm ] && [ -w /dev/shm ]; then export POCL_CACHE_DIR="/dev/shm/relite-fuzz-pocl-$(id -u)"; else export POCL_CACHE_DIR="$out/pocl-cache"; fi
+fi
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
