@@ -92,6 +92,10 @@ struct IntegerAdd {
   }
 };
 
+// A float as a kernel-source literal ("20.0f", "0.0235294122f", INFINITY),
+// exact (9 significant digits).
+std::string KernelFloatLiteral(float v);
+
 // The prelude's qadd(a, b, ...) for the operand expressions `a` and `b`.
 std::string IntegerAddCall(const IntegerAdd& p, const std::string& a, const std::string& b);
 

@@ -189,6 +189,26 @@ TEST_P(GpuQuantizedTest, AddSubMulWithBroadcastAndActivations) {
   }
 }
 
+// Scales whose reciprocals and products are whole numbers (0.05 -> 20): the
+// kernel source must still spell them as float literals ("20.0f"; a fuzzer
+// found "20f", which OpenCL refuses, in the exact ADD's parameters).
+TEST_P(GpuQuantizedTest, RoundScalesBuildAndStayExact) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
+  for (DataType t : kTypes) {
+    for (float scale : {0.05f, 0.25f, 1.f, 2.f}) {
+      SCOPED_TRACE(::testing::Message() << Name(t) << " scale " << scale);
+      const int64_t zp = t == DataType::kUInt8 ? 100 : -20;
+      ModelWriter w;
+      const int a = w.AddTensor(t, {1, 3, 3, 8}, "a", Q(scale, zp));
+      const int y = w.AddTensor(t, {1, 3, 3, 8}, "y", Q(2 * scale, zp));
+      w.AddOp(BuiltinOp::kAdd, {a, a}, {y}, writer::ArithmeticOptions{Activation::kRelu});
+      w.SetInputs({a});
+      w.SetOutputs({y});
+      ExpectMatchesCpu(Bytes(w), gpu, 3, /*exact=*/true);
+    }
+  }
+}
+
 // Weights for a convolution-like op: codes over the whole type, real values
 // scaled so an output sums O(1) terms.
 struct Weights {

@@ -95,12 +95,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string FloatLiteral(float v) {
-  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
-  std::string s = fmt::format("{:.9g}", v);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + "f";
-}
 
 constexpr const char* kReliteVersion = "0.1.0";
 constexpr const char* kBuildOptions = "-cl-mad-enable";
@@ -206,18 +200,18 @@ class ClBackend final : public Backend {
     const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
     std::string act = "(v)";
     if (lo && hi) {
-      act = fmt::format("clamp((v), {}, {})", FloatLiteral(launch.act_min), FloatLiteral(launch.act_max));
+      act = fmt::format("clamp((v), {}, {})", KernelFloatLiteral(launch.act_min), KernelFloatLiteral(launch.act_max));
     } else if (lo) {
-      act = fmt::format("fmax((v), {})", FloatLiteral(launch.act_min));
+      act = fmt::format("fmax((v), {})", KernelFloatLiteral(launch.act_min));
     } else if (hi) {
-      act = fmt::format("fmin((v), {})", FloatLiteral(launch.act_max));
+      act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
     }
     // The fake quants wrap the clamp, innermost first.
     auto wrap = [](std::string x, const std::vector<FakeQuant>& fqs) {
       for (const FakeQuant& q : fqs) {
-        x = fmt::format("fake_quant({}, {}, {}, {}, {}, {})", x, FloatLiteral(1.f / q.scale), FloatLiteral(q.scale),
-                        FloatLiteral(q.zero_point),
-                        FloatLiteral(q.qmin), FloatLiteral(q.qmax));
+        x = fmt::format("fake_quant({}, {}, {}, {}, {}, {})", x, KernelFloatLiteral(1.f / q.scale), KernelFloatLiteral(q.scale),
+                        KernelFloatLiteral(q.zero_point),
+                        KernelFloatLiteral(q.qmin), KernelFloatLiteral(q.qmax));
       }
       return x;
     };

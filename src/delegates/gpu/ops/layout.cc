@@ -40,12 +40,6 @@ std::vector<KernelArg> ShapeArgs(const GpuShape& s) {
 }
 
 
-// A float literal OpenCL and CUDA C accept ("128.0f", "0.0235294122f").
-std::string Literal(float v) {
-  std::string s = fmt::format("{:.9g}", v);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s + "f";
-}
 
 // The element type and conversions of a boundary buffer.
 std::string TypeDefines(const Quantization& quant, DataType type, bool to_gpu) {
@@ -59,10 +53,10 @@ std::string TypeDefines(const Quantization& quant, DataType type, bool to_gpu) {
     const float zp = quant.zero_point.empty() ? 0.f : static_cast<float>(quant.zero_point[0]);
     if (to_gpu) {
       return fmt::format("#define SRC_T {}\n#define READ_SRC(x) (((float)(x) - ({})) * ({}))\n", u8 ? "uchar" : "char",
-                         Literal(zp), Literal(scale));
+                         KernelFloatLiteral(zp), KernelFloatLiteral(scale));
     }
     return fmt::format("#define DST_T {0}\n#define CONVERT(v) (({0})clamp(rint((v) / ({1})) + ({2}), {3}.0f, {4}.0f))\n",
-                       u8 ? "uchar" : "char", Literal(scale), Literal(zp), u8 ? 0 : -128, u8 ? 255 : 127);
+                       u8 ? "uchar" : "char", KernelFloatLiteral(scale), KernelFloatLiteral(zp), u8 ? 0 : -128, u8 ? 255 : 127);
   }
   return to_gpu ? "#define SRC_T float\n#define READ_SRC(x) (x)\n" : "#define DST_T float\n#define CONVERT(v) (v)\n";
 }
