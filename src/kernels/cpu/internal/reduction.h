@@ -174,10 +174,13 @@ void ReduceColumns(const In* x, int64_t rows, int64_t width, int64_t c0, typenam
     return;
   }
   const int w = static_cast<int>(std::min<int64_t>(kColumnTile, width - c0));
+  // No rows (an empty reduced axis): the input may have no memory at all, so
+  // no pointer is formed into it; every column is the reducer's identity.
+  const auto* cols = rows > 0 ? x + c0 : x;
   if (w == kColumnTile) {
-    ReduceColumnTile<R, kColumnTile>(x + c0, rows, width, w, tot);
+    ReduceColumnTile<R, kColumnTile>(cols, rows, width, w, tot);
   } else {
-    ReduceColumnTile<R, 0>(x + c0, rows, width, w, tot);
+    ReduceColumnTile<R, 0>(cols, rows, width, w, tot);
   }
   for (int c = 0; c < w; ++c) out[c0 + c] = R::Finish(tot[c]);
 }
