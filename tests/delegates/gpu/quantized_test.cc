@@ -655,6 +655,37 @@ TEST_P(GpuQuantizedTest, RangeBeyondFloat16IsRefusedInFp16Only) {
   }
 }
 
+// The CPU copies (RESHAPE) or pools (AVERAGE_POOL_2D) 8-bit codes without
+// rescaling: an output on another grid cannot be reproduced in real values.
+TEST_P(GpuQuantizedTest, DataMovementOntoAnotherGridIsRefused) {
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
+  {
+    ModelWriter w;
+    const int x = w.AddTensor(DataType::kUInt8, {1, 4, 4, 3}, "x", Q(0.05f, 128));
+    const int shape = w.AddConstantOf<int32_t>({2}, "shape", {1, 48});
+    const int y = w.AddTensor(DataType::kUInt8, {1, 48}, "y", Q(0.1f, 128));
+    w.AddOp(BuiltinOp::kReshape, {x, shape}, {y}, writer::ReshapeOptions{{1, 48}});
+    w.SetInputs({x});
+    w.SetOutputs({y});
+    const DelegationReport rep = testing::DelegationOf(Bytes(w), gpu);
+    EXPECT_EQ(rep.num_delegated, 0);
+    EXPECT_NE(rep.ToString().find("the op copies values"), std::string::npos) << rep.ToString();
+  }
+  {
+    ModelWriter w;
+    const int x = w.AddTensor(DataType::kInt8, {1, 4, 4, 3}, "x", Q(0.05f, 0));
+    const int y = w.AddTensor(DataType::kInt8, {1, 2, 2, 3}, "y", Q(0.05f, 5));
+    writer::Pool2DOptions o;
+    o.stride_h = o.stride_w = o.filter_h = o.filter_w = 2;
+    w.AddOp(BuiltinOp::kAveragePool2D, {x}, {y}, o);
+    w.SetInputs({x});
+    w.SetOutputs({y});
+    const DelegationReport rep = testing::DelegationOf(Bytes(w), gpu);
+    EXPECT_EQ(rep.num_delegated, 0);
+    EXPECT_NE(rep.ToString().find("pools the codes unchanged"), std::string::npos) << rep.ToString();
+  }
+}
+
 TEST_P(GpuQuantizedTest, PerChannelWeightsOnTheWrongAxisAreRefused) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   std::mt19937 rng(47);

@@ -114,6 +114,19 @@ StatusOr<GpuShape> OpBuilder::Shape(int t) const {
   return s;
 }
 
+Status OpBuilder::RequireSameGrid(int in, int out, const std::string& what_cpu_does) const {
+  const Tensor& ti = tensor(in);
+  const Tensor& to = tensor(out);
+  if (ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point) return Status::Ok();
+  auto describe = [](const Tensor& t) {
+    if (!t.quant.IsQuantized()) return DataTypeName(t.type);
+    return fmt::format("{} scale {:.6g} zero point {}", DataTypeName(t.type), t.quant.scale[0],
+                       t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0]);
+  };
+  return NotOnGpu(fmt::format("the output ({}) differs from the input ({}) in type or quantization; {}", describe(to),
+                              describe(ti), what_cpu_does));
+}
+
 bool OpBuilder::IsQuantized(int t) const {
   const Tensor& x = tensor(t);
   return (x.type == DataType::kUInt8 || x.type == DataType::kInt8) && x.quant.IsQuantized();

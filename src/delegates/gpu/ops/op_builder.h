@@ -44,6 +44,10 @@ class OpBuilder {
   Status RequireFloat32(int t, const std::string& what) const;
   // True for a tensor the GPU holds as the dequantized values of 8-bit data.
   bool IsQuantized(int t) const;
+  // For ops whose CPU kernel moves or pools 8-bit codes without rescaling
+  // (`what_cpu_does`, e.g. "the op copies values"): the output must have the
+  // input's type and quantization, else a real-valued GPU result differs.
+  Status RequireSameGrid(int in, int out, const std::string& what_cpu_does) const;
   // Values of an int32/int64 tensor that is a constant in the model file
   // (known at check time: paddings, axes, shapes, sizes).
   StatusOr<std::vector<int64_t>> ConstantInts(int t, const std::string& what) const;

@@ -133,13 +133,7 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   // 8-bit: the CPU pools the codes and never rescales, so the output must be
   // on the input's grid.
   const bool quantized = b.IsQuantized(in);
-  if (quantized) {
-    const Tensor& ti = b.tensor(in);
-    const Tensor& to = b.tensor(out);
-    if (ti.type != to.type || ti.quant.scale != to.quant.scale || ti.quant.zero_point != to.quant.zero_point) {
-      return NotOnGpu("the 8-bit output's type or quantization differs from the input's (the CPU pools the codes unchanged)");
-    }
-  }
+  if (quantized) RELITE_RETURN_IF_ERROR(b.RequireSameGrid(in, out, "the CPU pools the codes unchanged"));
   const int plane = si.h * si.w;
   const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
                       p.filter_h - ph.pad_before >= si.h && p.filter_w - pw.pad_before >= si.w;

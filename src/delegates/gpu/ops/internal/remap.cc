@@ -88,17 +88,7 @@ Status EmitRemap(OpBuilder& b, int in, int out, const Remap& m) {
                                             GpuShapeToString(so), so.elements(), m.walk.elements()));
   }
   // The CPU moves 8-bit codes unchanged: the output must be on the input's grid.
-  const Tensor& ti = b.tensor(in);
-  const Tensor& to = b.tensor(out);
-  if (ti.type != to.type || ti.quant.scale != to.quant.scale || ti.quant.zero_point != to.quant.zero_point) {
-    auto describe = [](const Tensor& t) {
-      if (!t.quant.IsQuantized()) return DataTypeName(t.type);
-      return fmt::format("{} scale {:.6g} zero point {}", DataTypeName(t.type), t.quant.scale[0],
-                         t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0]);
-    };
-    return NotOnGpu(fmt::format("the output ({}) differs from the input ({}) in type or quantization; the op copies values",
-                                describe(to), describe(ti)));
-  }
+  RELITE_RETURN_IF_ERROR(b.RequireSameGrid(in, out, "the op copies values"));
   int mode = 0;
   if (m.walk.c != so.c) {
     mode = 2;
