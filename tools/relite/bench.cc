@@ -179,14 +179,15 @@ Status Bench(const BenchOptions& o) {
 
   if (o.json) {
     fmt::print(
-        "{{\"model\": \"{}\", \"threads\": {}, \"runs\": {}, \"warmup\": {}, \"init_ms\": {:.4f}, "
+        "{{\"model\": \"{}\", \"threads\": {}, \"cpu_isa\": \"{}\", \"runs\": {}, \"warmup\": {}, \"init_ms\": {:.4f}, "
         "\"first_ms\": {:.4f}, \"median_ms\": {:.4f}, \"min_ms\": {:.4f}, \"max_ms\": {:.4f}, \"p90_ms\": {:.4f}, "
         "\"mean_ms\": {:.4f}, \"peak_rss_mb\": {:.3f}, \"arena_mb\": {:.3f}{}}}\n",
-        JsonEscape(o.model), threads, o.runs, o.warmup, init_ms, first_ms, st.median, st.min, st.max, st.p90, st.mean,
+        JsonEscape(o.model), threads, JsonEscape(CpuKernelLevel()), o.runs, o.warmup, init_ms, first_ms, st.median, st.min, st.max, st.p90, st.mean,
         rss_mb, arena_mb, GpuJson(loaded));
   } else {
     fmt::print("model:        {}\n", o.model);
     fmt::print("threads:      {}\n", threads);
+    fmt::print("cpu kernels:  {}\n", CpuKernelLevel());
     fmt::print("init:         {:.3f} ms (load + build + allocate)\n", init_ms);
     if (loaded.delegate) {
       const std::string parts = DelegateInitBreakdown(*loaded.delegate);

@@ -9,13 +9,6 @@
 namespace relite::cpu {
 namespace {
 
-struct AverageOp {
-  static constexpr float kInit = 0.f;
-  static constexpr bool kAverage = true;
-  template <typename T>
-  static T Combine(T acc, T v) { return acc + v; }
-};
-
 class AveragePool2DKernel final : public Kernel {
  public:
   explicit AveragePool2DKernel(const Pool2DParams& params) : params_(params) {}
@@ -23,7 +16,7 @@ class AveragePool2DKernel final : public Kernel {
   Status Prepare(KernelContext& ctx) override { return PreparePool2D(ctx, params_, &geo_); }
 
   Status Eval(KernelContext& ctx) override {
-    pool_internal::RunPool2D<AverageOp>(ctx, params_, geo_);
+    pool_internal::RunPool2D(ctx, params_, geo_, /*max=*/false);
     return Status::Ok();
   }
 

@@ -18,6 +18,7 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/fused_residual.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/narrow_conv.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
@@ -64,10 +65,10 @@ inline void ZeroFloats(float* dst, size_t n) {
 // x * relu6(x + 3) / 6 in place over `rows` rows of `cols` floats (row stride ldc).
 void HardSwishBlock(float* c, int rows, int cols, size_t ldc) {
   if (static_cast<size_t>(cols) == ldc) {
-    vmath::Apply<vmath::HardSwish>(c, c, int64_t{rows} * cols);
+    Kernels().hard_swish_f32(c, c, int64_t{rows} * cols);
     return;
   }
-  for (int r = 0; r < rows; ++r, c += ldc) vmath::Apply<vmath::HardSwish>(c, c, cols);
+  for (int r = 0; r < rows; ++r, c += ldc) Kernels().hard_swish_f32(c, c, cols);
 }
 
 class Conv2DKernel final : public Kernel {

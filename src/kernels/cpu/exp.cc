@@ -2,13 +2,13 @@
 #include <memory>
 
 #include "src/kernels/cpu/internal/elementwise.h"
-#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
 
 StatusOr<std::unique_ptr<Kernel>> CreateExp(const Node&) {
-  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Exp>, kTranscendentalMinChunk));
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(Kernels().exp_f32, kTranscendentalMinChunk));
 }
 
 }  // namespace relite::cpu

@@ -2,7 +2,6 @@
 // window (padding never wins), then the fused clamp activation. A value wins
 // only when greater, so NaNs are skipped. Vectorised over channels, threaded
 // over output rows.
-#include <limits>
 #include <memory>
 
 #include "src/kernels/cpu/internal/pool_2d.h"
@@ -11,14 +10,6 @@
 namespace relite::cpu {
 namespace {
 
-struct MaxOp {
-  // An empty window (impossible with TFLite's padding rules) yields the lowest value.
-  static constexpr float kInit = std::numeric_limits<float>::lowest();
-  static constexpr bool kAverage = false;
-  template <typename T>
-  static T Combine(T acc, T v) { return v > acc ? v : acc; }
-};
-
 class MaxPool2DKernel final : public Kernel {
  public:
   explicit MaxPool2DKernel(const Pool2DParams& params) : params_(params) {}
@@ -26,7 +17,7 @@ class MaxPool2DKernel final : public Kernel {
   Status Prepare(KernelContext& ctx) override { return PreparePool2D(ctx, params_, &geo_); }
 
   Status Eval(KernelContext& ctx) override {
-    pool_internal::RunPool2D<MaxOp>(ctx, params_, geo_);
+    pool_internal::RunPool2D(ctx, params_, geo_, /*max=*/true);
     return Status::Ok();
   }
 

@@ -6,6 +6,7 @@
 
 #include "relite/op_resolver.h"
 #include "src/kernels/cpu/internal/quantization.h"
+#include "src/kernels/cpu/isa/cpu_isa.h"
 #include "src/kernels/cpu/kernels.h"
 #include "tflite_generated.h"
 
@@ -27,6 +28,8 @@ const QuantizedRegistration kQuantizedOps[] = {
 };
 
 }  // namespace
+
+std::string CpuKernelLevel() { return cpu::ActiveCpuIsaReason(); }
 
 BuiltinOpResolver::BuiltinOpResolver() {
 #define RELITE_BUILTIN_OP(code, factory, min_version, max_version) \

@@ -3,13 +3,13 @@
 #include <memory>
 
 #include "src/kernels/cpu/internal/elementwise.h"
-#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
 
 StatusOr<std::unique_ptr<Kernel>> CreateRsqrt(const Node&) {
-  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Rsqrt>, kDefaultMinChunk));
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(Kernels().rsqrt_f32, kDefaultMinChunk));
 }
 
 }  // namespace relite::cpu

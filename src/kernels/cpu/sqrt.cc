@@ -2,13 +2,13 @@
 #include <memory>
 
 #include "src/kernels/cpu/internal/elementwise.h"
-#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
 
 StatusOr<std::unique_ptr<Kernel>> CreateSqrt(const Node&) {
-  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(&vmath::Apply<vmath::Sqrt>, kDefaultMinChunk));
+  return std::unique_ptr<Kernel>(std::make_unique<FloatArrayKernel>(Kernels().sqrt_f32, kDefaultMinChunk));
 }
 
 }  // namespace relite::cpu

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "relite/kernel.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 
@@ -41,7 +42,8 @@ inline float* AlignFloats64(void* p) {
   return reinterpret_cast<float*>((v + 63) & ~static_cast<uintptr_t>(63));
 }
 
-// Rows of the microkernel tile; the column panel is 16 floats wide (8 for a
+// The fewest rows any ISA's register tile has (its own count:
+// Kernels().gemm_f32_tile_rows); the column panel is 16 floats wide (8 for a
 // last panel of at most 8 columns).
 inline constexpr int kGemmTileRows = 6;
 inline constexpr int kGemmPanelWidth = 16;
@@ -71,15 +73,6 @@ struct GemmEpilogue {
 void GemmPacked(int m, int n, int k, const float* a, size_t lda, const float* packed, const GemmEpilogue& epilogue,
                 float* c, size_t ldc, int n_begin, int n_end);
 
-// The depth (K) of a product read from A as `count` runs of `length`
-// consecutive floats, run s of a row starting `stride` floats after run s-1:
-// a convolution's filter rows read in place from an NHWC image (stride = one
-// image row), so the product needs no im2col copy.
-struct GemmSegments {
-  int count = 1;
-  int length = 0;
-  size_t stride = 0;
-};
 // Largest count * length GemmPackedSegmented takes (one pass over K).
 inline constexpr int kGemmMaxSegmentedDepth = 256;
 

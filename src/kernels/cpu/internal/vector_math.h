@@ -23,7 +23,16 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+// Per-ISA builds (src/kernels/cpu/isa/multi) include this header too: the
+// inline namespace keeps their copies apart from the baseline's.
+#ifdef RELITE_ISA_NS
+#define RELITE_VMATH_NS RELITE_ISA_NS
+#else
+#define RELITE_VMATH_NS isa_base
+#endif
+
 namespace relite::cpu {
+inline namespace RELITE_VMATH_NS {
 namespace vmath {
 
 typedef float F32x8 __attribute__((vector_size(32)));
@@ -144,6 +153,7 @@ inline float ExpF(float x) { return vmath::Exp(vmath::Splat(x))[0]; }
 inline float LogisticF(float x) { return vmath::Logistic(vmath::Splat(x))[0]; }
 inline float TanhF(float x) { return vmath::Tanh(vmath::Splat(x))[0]; }
 
+}  // namespace RELITE_VMATH_NS
 }  // namespace relite::cpu
 
 #pragma GCC diagnostic pop

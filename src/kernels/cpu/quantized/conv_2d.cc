@@ -12,8 +12,6 @@
 // K = KH * KW * Cin_per_group. A 1x1 stride-1 convolution widens its input
 // rows in place; every other case gathers rows (im2col, padded taps holding
 // the input zero point) straight into int16 per-thread scratch.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -35,26 +33,14 @@ namespace {
 constexpr int kMaxRowsPerTask = 96;
 constexpr size_t kBlockElements = size_t{1} << 16;  // int16 per im2col block
 
-// dst[i] = src[i] ^ mask as int16, n values.
+// dst[i] = src[i] ^ mask as int16, n values (plain loops: the compiler
+// vectorises them for the baseline ISA).
 inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, int16_t* dst) {
-  int i = 0;
-  const __m128i m = _mm_set1_epi8(static_cast<char>(mask));
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), m);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_cvtepu8_epi16(v));
-  }
-  for (; i + 8 <= n; i += 8) {
-    const __m128i v = _mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i)), m);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_cvtepu8_epi16(v));
-  }
-  for (; i < n; ++i) dst[i] = static_cast<int16_t>(static_cast<uint8_t>(src[i] ^ mask));
+  for (int i = 0; i < n; ++i) dst[i] = static_cast<int16_t>(static_cast<uint8_t>(src[i] ^ mask));
 }
 
 inline void FillInt16(int16_t* dst, int n, int16_t v) {
-  int i = 0;
-  const __m256i vv = _mm256_set1_epi16(v);
-  for (; i + 16 <= n; i += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), vv);
-  for (; i < n; ++i) dst[i] = v;
+  for (int i = 0; i < n; ++i) dst[i] = v;
 }
 
 class QuantizedConv2DKernel final : public Kernel {
@@ -196,7 +182,6 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
   const size_t image_bytes = static_cast<size_t>(in_h_) * in_w_ * in_c_;
   const int tap = group_in_c_;
   const int filter_row = filter_w_ * group_in_c_;
-  const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask_));
   int ox = m0 % out_w_;
   int oy = (m0 / out_w_) % out_h_;
   int b = m0 / (out_w_ * out_h_);
@@ -223,8 +208,7 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
       if (contiguous_row) {
         const uint8_t* src = src_row + static_cast<size_t>(ix0) * in_c_;
         if (short_rows && src + 16 <= input_end) {
-          const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)), mask);
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_cvtepu8_epi16(v));
+          WidenBytes(src, 16, xor_mask_, dst);
         } else {
           WidenBytes(src, filter_row, xor_mask_, dst);
         }

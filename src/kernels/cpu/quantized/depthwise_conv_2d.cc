@@ -13,8 +13,6 @@
 // step, int16 products summed in int32); weights, bias and scales are stored
 // in the lane order that interleaving produces. A remaining block of 8
 // channels (8, 24, 40 ... channels) takes the same steps on 128-bit vectors.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -26,19 +24,11 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/qconv_util.h"
 #include "src/kernels/cpu/internal/qgemm.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
 namespace {
-
-// What the 16-channel blocks of one row share: the input's XOR to 0..255 and
-// the requantization's clamp bounds and output zero point.
-struct BlockConstants {
-  __m128i xor_mask;
-  __m256 lo, hi;
-  __m256i out_zp;
-  bool is_signed;
-};
 
 class QuantizedDepthwiseConv2DKernel final : public Kernel {
  public:
@@ -49,18 +39,6 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
   Status Eval(KernelContext& ctx) override;
 
  private:
-  void RunRow(const uint8_t* input, uint8_t* output, int b, int oy, const uint8_t** taps) const;
-  // One output pixel: the 16-channel blocks (unless `vector_part` is null)
-  // and the channel tail.
-  void RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox, const uint8_t** taps,
-                const BlockConstants* vector_part) const;
-  // The 16-channel blocks of output pixels [interior_begin_, interior_end_)
-  // of a row whose 3x3 windows lie inside the input.
-  // `k` by value: the byte stores through out_row could alias a reference.
-  void RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) const;
-  // The 8-channel block of one output pixel, from its taps at channel c0.
-  void RunBlock8(const uint8_t* const* taps, int c0, const BlockConstants& k, uint8_t* out) const;
-  int32_t Scalar(const uint8_t* const* taps, int o) const;
   void EvalInt16(KernelContext& ctx) const;
 
   DepthwiseConv2DParams params_;
@@ -242,209 +220,6 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   return Status::Ok();
 }
 
-int32_t QuantizedDepthwiseConv2DKernel::Scalar(const uint8_t* const* taps, int o) const {
-  const int c = o / mult_;
-  int32_t acc = bias_[static_cast<size_t>(o)];
-  for (int t = 0; t < taps_; ++t) {
-    acc += static_cast<int32_t>(static_cast<uint8_t>(taps[t][c] ^ xor_mask_)) * wplain_[static_cast<size_t>(t) * out_c_ + o];
-  }
-  return RequantizeFp32(acc, scale_[static_cast<size_t>(o)], out_q_.zero_point, range_.min, range_.max);
-}
-
-// 16 input bytes at p as int16 in 0..255.
-inline __m256i WidenTap(const uint8_t* p, __m128i xor_mask) {
-  return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), xor_mask));
-}
-
-// Requantizes two accumulators (scales sa, sb lane by lane) and packs them
-// to int16 per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7].
-inline __m256i RequantizeToInt16(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k) {
-  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), k.lo), k.hi);
-  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), k.lo), k.hi);
-  return _mm256_packs_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fa), k.out_zp),
-                            _mm256_add_epi32(_mm256_cvtps_epi32(fb), k.out_zp));
-}
-
-// The nine taps of a 3x3 window as five tap pairs onto two accumulators:
-// load(t) widens tap t; the tenth tap's weights are zero, so it repeats the
-// ninth. Lane order as the weights were packed (unpacklo/hi of the pair).
-template <typename LoadTap>
-inline void Accumulate3x3(LoadTap&& load, const __m256i w[10], __m256i* acc_a, __m256i* acc_b) {
-#pragma GCC unroll 5
-  for (int p = 0; p < 5; ++p) {
-    const __m256i x0 = load(2 * p);
-    const __m256i x1 = p < 4 ? load(2 * p + 1) : x0;
-    *acc_a = _mm256_add_epi32(*acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
-    *acc_b = _mm256_add_epi32(*acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
-  }
-}
-
-// Requantizes two accumulators of a 16-channel block (lane order A: 0-3,
-// 8-11; B: 4-7, 12-15) and stores the 16 bytes.
-inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k, uint8_t* out) {
-  // [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
-  const __m256i w16 = RequantizeToInt16(acc_a, acc_b, sa, sb, k);
-  const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
-  const __m128i bytes = k.is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-}
-
-// 8 input bytes at p as int16 in 0..255.
-inline __m128i WidenTap8(const uint8_t* p, __m128i xor_mask) {
-  return _mm_cvtepu8_epi16(_mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), xor_mask));
-}
-
-void QuantizedDepthwiseConv2DKernel::RunBlock8(const uint8_t* const* taps, int c0, const BlockConstants& k,
-                                               uint8_t* out) const {
-  __m128i acc_lo = _mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data()));
-  __m128i acc_hi = _mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data() + 4));
-  const int16_t* wp = w8_.data();
-  const __m128i xor_mask = k.xor_mask;
-  for (int p = 0; p < tap_pairs_; ++p, wp += 16) {
-    const __m128i x0 = WidenTap8(taps[2 * p] + c0, xor_mask);
-    const __m128i x1 = WidenTap8(taps[2 * p + 1] + c0, xor_mask);
-    acc_lo = _mm_add_epi32(acc_lo, _mm_madd_epi16(_mm_unpacklo_epi16(x0, x1),
-                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp))));
-    acc_hi = _mm_add_epi32(acc_hi, _mm_madd_epi16(_mm_unpackhi_epi16(x0, x1),
-                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp + 8))));
-  }
-  // The 16-channel blocks' requantization on 4 lanes at a time.
-  const __m128 lo = _mm256_castps256_ps128(k.lo), hi = _mm256_castps256_ps128(k.hi);
-  const __m128i zp = _mm256_castsi256_si128(k.out_zp);
-  const __m128 f_lo = _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_lo), _mm_load_ps(scale8_.data())), lo), hi);
-  const __m128 f_hi =
-      _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_hi), _mm_load_ps(scale8_.data() + 4)), lo), hi);
-  const __m128i w16 =
-      _mm_packs_epi32(_mm_add_epi32(_mm_cvtps_epi32(f_lo), zp), _mm_add_epi32(_mm_cvtps_epi32(f_hi), zp));
-  const __m128i bytes = k.is_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
-}
-
-void QuantizedDepthwiseConv2DKernel::RunPixel(const uint8_t* input, uint8_t* output, int b, int oy, int ox,
-                                              const uint8_t** taps, const BlockConstants* vector_part) const {
-  const size_t image = static_cast<size_t>(in_h_) * in_w_ * in_c_;
-  const uint8_t* zp = zp_row_.data();
-  for (int ky = 0; ky < filter_h_; ++ky) {
-    const int iy = oy * params_.stride_h - pad_top_ + ky * params_.dilation_h;
-    for (int kx = 0; kx < filter_w_; ++kx) {
-      const int ix = ox * params_.stride_w - pad_left_ + kx * params_.dilation_w;
-      const bool inside = iy >= 0 && iy < in_h_ && ix >= 0 && ix < in_w_;
-      taps[ky * filter_w_ + kx] = inside ? input + b * image + (static_cast<size_t>(iy) * in_w_ + ix) * in_c_ : zp;
-    }
-  }
-  if (taps_ & 1) taps[taps_] = zp;
-  uint8_t* out = output + ((static_cast<size_t>(b) * out_h_ + oy) * out_w_ + ox) * out_c_;
-  if (vector_part != nullptr) {
-    const BlockConstants k = *vector_part;  // a copy: byte stores through `out` could alias the original
-    for (int c0 = 0; c0 < vec_c_; c0 += 16) {
-      const int blk = c0 / 16;
-      __m256i acc_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16));
-      __m256i acc_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16 + 8));
-      const int16_t* wp = wpacked_.data() + static_cast<size_t>(blk) * tap_pairs_ * 32;
-      for (int p = 0; p < tap_pairs_; ++p, wp += 32) {
-        const __m256i x0 = WidenTap(taps[2 * p] + c0, k.xor_mask);
-        const __m256i x1 = WidenTap(taps[2 * p + 1] + c0, k.xor_mask);
-        const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp));
-        const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16));
-        acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w0));
-        acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w1));
-      }
-      StoreBlock(acc_a, acc_b, _mm256_load_ps(vscale_.data() + blk * 16), _mm256_load_ps(vscale_.data() + blk * 16 + 8),
-                 k, out + c0);
-    }
-    if (block8_) RunBlock8(taps, vec_c_, k, out + vec_c_);
-  }
-  for (int o = vec_end_; o < out_c_; ++o) out[o] = static_cast<uint8_t>(Scalar(taps, o));
-}
-
-void QuantizedDepthwiseConv2DKernel::RunRowInterior3x3(const uint8_t* image, uint8_t* out_row, int oy,
-                                                       BlockConstants k) const {
-  const size_t c_total = static_cast<size_t>(in_c_);
-  const uint8_t* tap[9];
-  for (int ky = 0; ky < 3; ++ky) {
-    const size_t iy = static_cast<size_t>(oy * params_.stride_h - pad_top_ + ky * params_.dilation_h);
-    for (int kx = 0; kx < 3; ++kx) tap[ky * 3 + kx] = image + (iy * in_w_ + kx * params_.dilation_w) * c_total;
-  }
-  const size_t step = static_cast<size_t>(params_.stride_w) * c_total;
-  const size_t first = static_cast<size_t>(interior_begin_ * params_.stride_w - pad_left_) * c_total;
-  for (int c0 = 0; c0 < vec_c_; c0 += 16) {
-    const int blk = c0 / 16;
-    const int16_t* wp = wpacked_.data() + static_cast<size_t>(blk) * 5 * 32;
-    __m256i w[10];
-    for (int i = 0; i < 10; ++i) w[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16 * i));
-    const __m256i bias_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16));
-    const __m256i bias_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(vbias_.data() + blk * 16 + 8));
-    const __m256 sa = _mm256_load_ps(vscale_.data() + blk * 16);
-    const __m256 sb = _mm256_load_ps(vscale_.data() + blk * 16 + 8);
-    size_t offset = first + static_cast<size_t>(c0);
-    uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + c0;
-    for (int ox = interior_begin_; ox < interior_end_; ++ox, offset += step, out += c_total) {
-      __m256i acc_a = bias_a, acc_b = bias_b;
-      Accumulate3x3([&](int t) { return WidenTap(tap[t] + offset, k.xor_mask); }, w, &acc_a, &acc_b);
-      StoreBlock(acc_a, acc_b, sa, sb, k, out);
-    }
-  }
-  if (!block8_) return;
-  // The 8-channel block, two output pixels per step: pixel ox in the low
-  // 128-bit lane, ox + 1 in the high one, the weights repeated in both.
-  __m256i w8[10];
-  for (int i = 0; i < 10; ++i) {
-    w8[i] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(w8_.data() + 8 * i)));
-  }
-  const __m256i bias_lo = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data())));
-  const __m256i bias_hi =
-      _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(bias8_.data() + 4)));
-  const __m256 s_lo = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data()));
-  const __m256 s_hi = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(scale8_.data() + 4));
-  uint8_t* out = out_row + static_cast<size_t>(interior_begin_) * c_total + vec_c_;
-  size_t offset = first + static_cast<size_t>(vec_c_);
-  int ox = interior_begin_;
-  for (; ox + 2 <= interior_end_; ox += 2, offset += 2 * step, out += 2 * c_total) {
-    __m256i acc_lo = bias_lo, acc_hi = bias_hi;
-    // Tap t of pixels ox and ox + 1, one per lane.
-    Accumulate3x3(
-        [&](int t) {
-          const __m128i two =
-              _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset)),
-                                 _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset + step)));
-          return _mm256_cvtepu8_epi16(_mm_xor_si128(two, k.xor_mask));
-        },
-        w8, &acc_lo, &acc_hi);
-    // Per lane: channels 0-3 then 4-7 as int16, then bytes.
-    const __m256i w16 = RequantizeToInt16(acc_lo, acc_hi, s_lo, s_hi, k);
-    const __m256i bytes = k.is_signed ? _mm256_packs_epi16(w16, w16) : _mm256_packus_epi16(w16, w16);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + c_total), _mm256_extracti128_si256(bytes, 1));
-  }
-  if (ox < interior_end_) {
-    const uint8_t* row_taps[10];
-    for (int t = 0; t < 9; ++t) row_taps[t] = tap[t] + offset;
-    row_taps[9] = row_taps[8];  // weights of the tenth tap are zero
-    RunBlock8(row_taps, 0, k, out);
-  }
-}
-
-void QuantizedDepthwiseConv2DKernel::RunRow(const uint8_t* input, uint8_t* output, int b, int oy,
-                                            const uint8_t** taps) const {
-  const BlockConstants k{_mm_set1_epi8(static_cast<char>(xor_mask_)),
-                         _mm256_set1_ps(static_cast<float>(range_.min - out_q_.zero_point)),
-                         _mm256_set1_ps(static_cast<float>(range_.max - out_q_.zero_point)),
-                         _mm256_set1_epi32(out_q_.zero_point), in_type_ == DataType::kInt8};
-  const int iy0 = oy * params_.stride_h - pad_top_;
-  const bool rows_inside = iy0 >= 0 && iy0 + (filter_h_ - 1) * params_.dilation_h < in_h_;
-  if (filter_h_ != 3 || filter_w_ != 3 || vec_end_ == 0 || !rows_inside || interior_begin_ >= interior_end_) {
-    for (int ox = 0; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
-    return;
-  }
-  for (int ox = 0; ox < interior_begin_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
-  const uint8_t* image = input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
-  RunRowInterior3x3(image, output + (static_cast<size_t>(b) * out_h_ + oy) * out_w_ * out_c_, oy, k);
-  if (vec_end_ < out_c_) {
-    for (int ox = interior_begin_; ox < interior_end_; ++ox) RunPixel(input, output, b, oy, ox, taps, nullptr);
-  }
-  for (int ox = interior_end_; ox < out_w_; ++ox) RunPixel(input, output, b, oy, ox, taps, &k);
-}
-
 void QuantizedDepthwiseConv2DKernel::EvalInt16(KernelContext& ctx) const {
   const int16_t* in = ctx.input(0).data_as<int16_t>();
   const int8_t* w = ctx.input(1).data_as<int8_t>();
@@ -485,8 +260,24 @@ Status QuantizedDepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     EvalInt16(ctx);
     return Status::Ok();
   }
-  const auto* input = ctx.input(0).data_as<uint8_t>();
-  auto* output = ctx.output(0).data_as<uint8_t>();
+  QDepthwiseJob job;
+  job.input = ctx.input(0).data_as<uint8_t>();
+  job.output = ctx.output(0).data_as<uint8_t>();
+  job.in_h = in_h_, job.in_w = in_w_, job.in_c = in_c_;
+  job.out_h = out_h_, job.out_w = out_w_, job.out_c = out_c_, job.multiplier = mult_;
+  job.filter_h = filter_h_, job.filter_w = filter_w_, job.taps = taps_, job.tap_pairs = tap_pairs_;
+  job.stride_h = params_.stride_h, job.stride_w = params_.stride_w;
+  job.dilation_h = params_.dilation_h, job.dilation_w = params_.dilation_w;
+  job.pad_top = pad_top_, job.pad_left = pad_left_;
+  job.interior_begin = interior_begin_, job.interior_end = interior_end_;
+  job.xor_mask = xor_mask_;
+  job.is_signed = in_type_ == DataType::kInt8;
+  job.out_zero_point = out_q_.zero_point, job.qmin = range_.min, job.qmax = range_.max;
+  job.vec_c = vec_c_, job.vec_end = vec_end_, job.block8 = block8_;
+  job.wpacked = wpacked_.data(), job.vbias = vbias_.data(), job.vscale = vscale_.data();
+  job.w8 = w8_.data(), job.bias8 = bias8_.data(), job.scale8 = scale8_.data();
+  job.wplain = wplain_.data(), job.bias = bias_.data(), job.scale = scale_.data(), job.zp_row = zp_row_.data();
+  const QDepthwiseRowFn row = Kernels().qdepthwise_row;
   const int rows = batch_ * out_h_;
   const int64_t work = int64_t{out_w_} * out_c_ * taps_;
   const int64_t min_rows = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(work, 1));
@@ -498,9 +289,7 @@ Status QuantizedDepthwiseConv2DKernel::Eval(KernelContext& ctx) {
       heap.resize(static_cast<size_t>(taps_) + 1);
       tp = heap.data();
     }
-    for (int64_t r = begin; r < end; ++r) {
-      RunRow(input, output, static_cast<int>(r / out_h_), static_cast<int>(r % out_h_), tp);
-    }
+    for (int64_t r = begin; r < end; ++r) row(job, static_cast<int>(r / out_h_), static_cast<int>(r % out_h_), tp);
   });
   return Status::Ok();
 }

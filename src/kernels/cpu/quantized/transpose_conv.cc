@@ -24,8 +24,6 @@
 //  - 16x8 (TFLite's reference kernel): int64 accumulator and bias, the Q31
 //    multiplier reduced to 16 bits, one rounding shift.
 // Weights must be constant; int8 weights symmetric (zero point 0).
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -327,24 +325,10 @@ void QuantizedTransposeConvKernel::Requantize8(const int32_t* acc, const int32_t
   const bool is_int8 = type_ == DataType::kInt8;
   const int32_t zp = out_q_.zero_point;
   if (xnnpack_) {
-    const __m256 lo = _mm256_set1_ps(static_cast<float>(range_.min - zp));
-    const __m256 hi = _mm256_set1_ps(static_cast<float>(range_.max - zp));
-    const __m256i vzp = _mm256_set1_epi32(zp);
     for (int p = 0; p < pixels; ++p) {
       const int32_t* a = acc + static_cast<size_t>(p) * cout;
       uint8_t* o = out + static_cast<size_t>(p) * cout;
       int c = 0;
-      for (; c + 8 <= cout; c += 8) {
-        __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + c));
-        if (bias != nullptr) v = _mm256_add_epi32(v, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias + c)));
-        __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_loadu_ps(scales_.data() + c));
-        f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
-        // Default rounding mode: to nearest, ties to even.
-        const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(f), vzp);
-        alignas(32) int32_t tmp[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), q);
-        for (int i = 0; i < 8; ++i) o[c + i] = static_cast<uint8_t>(tmp[i]);
-      }
       for (; c < cout; ++c) {
         const int32_t v = a[c] + (bias != nullptr ? bias[c] : 0);
         o[c] = static_cast<uint8_t>(RequantizeFp32(v, scales_[static_cast<size_t>(c)], zp, range_.min, range_.max));

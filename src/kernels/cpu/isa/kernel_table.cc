@@ -1,0 +1,65 @@
+#include "src/kernels/cpu/isa/kernel_table.h"
+
+#include <atomic>
+
+namespace relite::cpu {
+namespace {
+
+// Every level's table is built from the level below it, so a level without
+// its own variant of a kernel inherits the best one beneath.
+struct Tables {
+  CpuKernels level[4];
+  bool built[4] = {};
+
+  Tables() {
+    CpuKernels k;
+    isa_portable::FillKernels(&k);
+    Set(CpuIsa::kPortable, k);
+#if defined(__x86_64__)
+    isa_avx2::FillKernels(&k);
+    Set(CpuIsa::kAvx2, k);
+    isa_avx512::FillKernels(&k);
+    Set(CpuIsa::kAvx512, k);
+    isa_avx512vnni::FillKernels(&k);
+    Set(CpuIsa::kAvx512Vnni, k);
+#endif
+  }
+  void Set(CpuIsa isa, CpuKernels k) {
+    k.isa = isa;
+    level[static_cast<int>(isa)] = k;
+    built[static_cast<int>(isa)] = true;
+  }
+};
+
+std::atomic<const CpuKernels*> g_testing_override{nullptr};
+
+const Tables& AllTables() {
+  static const Tables tables;
+  return tables;
+}
+
+}  // namespace
+
+const CpuKernels* KernelsFor(CpuIsa isa) {
+  const Tables& t = AllTables();
+  const int i = static_cast<int>(isa);
+  if (i < 0 || i >= 4 || !t.built[i] || !CpuRuns(isa)) return nullptr;
+  return &t.level[i];
+}
+
+void SetKernelsForTesting(const CpuKernels* k) { g_testing_override.store(k, std::memory_order_relaxed); }
+
+const CpuKernels& Kernels() {
+  if (const CpuKernels* forced = g_testing_override.load(std::memory_order_relaxed)) return *forced;
+  static const CpuKernels* active = [] {
+    // The active level is at most what the CPU runs; a level this build has
+    // no table for falls back to the next one down.
+    for (int i = static_cast<int>(ActiveCpuIsa()); i > 0; --i) {
+      if (const CpuKernels* k = KernelsFor(static_cast<CpuIsa>(i))) return k;
+    }
+    return &AllTables().level[0];
+  }();
+  return *active;
+}
+
+}  // namespace relite::cpu

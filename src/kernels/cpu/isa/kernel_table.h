@@ -1,0 +1,182 @@
+// The one table of CPU kernel variants (ARCHITECTURE.md §5): for each hot
+// inner loop, the function compiled for the active ISA level. Op files hold
+// the algorithm and call through Kernels(); the variants live in
+// src/kernels/cpu/isa/multi/ (one source compiled per ISA) and
+// src/kernels/cpu/isa/<isa>/ (hand-written for one ISA).
+//
+// This header is shared by baseline and per-ISA code, so it holds only plain
+// structs and function pointers: no inline code that either side could emit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "src/kernels/cpu/isa/cpu_isa.h"
+
+namespace relite::cpu {
+
+// The depth (K) of a float product read from A as `count` runs of `length`
+// consecutive floats, run s of a row starting `stride` floats after run s-1:
+// a convolution's filter rows read in place from an NHWC image (stride = one
+// image row), so the product needs no im2col copy.
+struct GemmSegments {
+  int count = 1;
+  int length = 0;
+  size_t stride = 0;
+};
+
+// `rows` rows of C (row stride ldc) times one packed weight panel of `width`
+// (16, or 8 for a last panel) columns, over the depth steps of `depth`
+// (segment s of row r at a + r * lda + s * depth.stride). `b` is the panel at
+// the first depth step (width floats per step). The sums start from `bias`
+// (width floats, or zero when null) unless `accumulate`, which adds to what
+// C holds; `finalize` clamps to [lo, hi].
+using GemmF32PanelFn = void (*)(int rows, int width, const GemmSegments& depth, const float* a, size_t lda,
+                                const float* b, float* c, size_t ldc, const float* bias, bool accumulate,
+                                bool finalize, float lo, float hi);
+
+// Rows of C (row stride ldc, `cols` columns): c = clamp(c + r) in columns
+// [0, residual_cols), clamp(c) in the rest; row i of r at r + i * r_stride.
+using AddResidualClampF32Fn = void (*)(int rows, int cols, int residual_cols, const float* r, size_t r_stride,
+                                       float lo, float hi, float* c, size_t ldc);
+
+// y[i] = clamp(dot(W[i], x) + bias[i]) for i in [n_begin, n_end), W row-major
+// with row stride `row_stride`; bias may be null.
+using GemvF32Fn = void (*)(int k, const float* w, size_t row_stride, const float* x, const float* bias, float lo,
+                           float hi, float* y, int n_begin, int n_end);
+
+// One output row of a float DEPTHWISE_CONV_2D (NHWC), as the op kernel
+// prepared it.
+struct DepthwiseF32Job {
+  const float* input = nullptr;
+  const float* filter = nullptr;  // [1, KH, KW, Cout]
+  const float* bias = nullptr;    // Cout floats
+  float* output = nullptr;
+  int in_h = 0, in_w = 0, in_c = 0;
+  int out_h = 0, out_w = 0, out_c = 0;
+  int filter_h = 0, filter_w = 0, multiplier = 1;
+  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int pad_top = 0, pad_left = 0;
+  // Output columns whose window lies inside the input horizontally.
+  int interior_begin = 0, interior_end = 0;
+  float act_min = 0, act_max = 0;
+};
+// Row `row` (batch * out_h + oy) of the output.
+using DepthwiseF32RowFn = void (*)(const DepthwiseF32Job& job, int row);
+
+// A QGemmWeights (src/kernels/cpu/internal/qgemm.h) as the 8-bit GEMM reads
+// it: see there for the layout.
+struct QGemmPanels {
+  int n = 0, k = 0, pairs = 0, panels = 0;
+  bool bytes = false, signed_bytes = false;
+  const int16_t* packed = nullptr;
+  const uint8_t* packed8 = nullptr;
+  const int32_t* zp = nullptr;
+  const int32_t* bias = nullptr;
+  const float* scale = nullptr;
+};
+struct QGemmRequant {
+  int32_t zero_point = 0;
+  int32_t qmin = 0, qmax = 255;
+  bool is_signed = false;  // int8 output (else uint8)
+};
+// QWidenRows, QGemm and QGemmAcc of qgemm.h.
+using QWidenRowsFn = void (*)(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst);
+using QGemmFn = void (*)(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out,
+                         uint8_t* c, size_t ldc, int n_begin, int n_end);
+using QGemmAccFn = void (*)(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc,
+                            int n_begin, int n_end);
+
+// One output row of an 8-bit DEPTHWISE_CONV_2D (uint8, or int8 read with
+// XOR 0x80 as 0..255), with the weights the op kernel packed (see
+// src/kernels/cpu/quantized/depthwise_conv_2d.cc for the layouts).
+struct QDepthwiseJob {
+  const uint8_t* input = nullptr;
+  uint8_t* output = nullptr;
+  int in_h = 0, in_w = 0, in_c = 0;
+  int out_h = 0, out_w = 0, out_c = 0, multiplier = 1;
+  int filter_h = 0, filter_w = 0, taps = 0, tap_pairs = 0;
+  int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int pad_top = 0, pad_left = 0;
+  int interior_begin = 0, interior_end = 0;
+  uint8_t xor_mask = 0;
+  bool is_signed = false;  // int8 output
+  int32_t out_zero_point = 0, qmin = 0, qmax = 255;
+  // Channels [0, vec_c) in 16-channel blocks, [vec_c, vec_c + 8) as one
+  // 8-channel block when block8, the rest (and multiplier > 1) per channel.
+  int vec_c = 0, vec_end = 0;
+  bool block8 = false;
+  const int16_t* wpacked = nullptr;  // per block, per tap pair, 32 int16 in lane order
+  const int32_t* vbias = nullptr;
+  const float* vscale = nullptr;
+  const int16_t* w8 = nullptr;  // per tap pair, 16 int16
+  const int32_t* bias8 = nullptr;
+  const float* scale8 = nullptr;
+  const int16_t* wplain = nullptr;  // [tap][out_c], w - w_zp
+  const int32_t* bias = nullptr;    // out_c, the input zero point folded in
+  const float* scale = nullptr;     // out_c
+  const uint8_t* zp_row = nullptr;  // in_c bytes of the (XOR-ed) input zero point
+};
+// Row oy of image b; `taps` is scratch for taps + 1 pointers.
+using QDepthwiseRowFn = void (*)(const QDepthwiseJob& job, int b, int oy, const uint8_t** taps);
+
+// Float MAX_POOL_2D / AVERAGE_POOL_2D (NHWC) output rows.
+struct PoolF32Job {
+  const float* input = nullptr;
+  float* output = nullptr;
+  int32_t in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;
+  int32_t filter_h = 1, filter_w = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+  float act_min = 0, act_max = 0;
+  bool clamp = false;
+};
+// Output rows [begin, end) of the batch (row = b * out_h + oy).
+using PoolF32RowsFn = void (*)(const PoolF32Job& job, int64_t begin, int64_t end);
+
+// out[i] = f(in[i]) for n floats (in == out allowed).
+using FloatArrayFn = void (*)(const float* in, float* out, int64_t n);
+
+struct CpuKernels {
+  CpuIsa isa = CpuIsa::kPortable;
+  // Rows of C the float GEMM computes per register tile; a row block that is
+  // a multiple of it runs without a partial tile.
+  int gemm_f32_tile_rows = 6;
+  GemmF32PanelFn gemm_f32_panel = nullptr;
+  GemvF32Fn gemv_f32 = nullptr;
+  AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
+  DepthwiseF32RowFn depthwise_f32_row = nullptr;
+  PoolF32RowsFn max_pool_f32_rows = nullptr, average_pool_f32_rows = nullptr;
+  // src/kernels/cpu/internal/vector_math.h over arrays.
+  FloatArrayFn exp_f32 = nullptr, logistic_f32 = nullptr, tanh_f32 = nullptr;
+  FloatArrayFn hard_swish_f32 = nullptr, sqrt_f32 = nullptr, rsqrt_f32 = nullptr;
+  QWidenRowsFn q_widen_rows = nullptr;
+  QGemmFn qgemm = nullptr;
+  QGemmAccFn qgemm_acc = nullptr;
+  QDepthwiseRowFn qdepthwise_row = nullptr;
+};
+
+// The variants for ActiveCpuIsa(), chosen on first use.
+const CpuKernels& Kernels();
+// The variants compiled for `isa`, or null when this build has none or the
+// CPU cannot run them (tests compare every runnable level against portable).
+const CpuKernels* KernelsFor(CpuIsa isa);
+// Tests only: Kernels() returns `k` until reset with null. Not for use while
+// an interpreter runs on another thread.
+void SetKernelsForTesting(const CpuKernels* k);
+
+// Fills in the variants compiled for one ISA (defined in each ISA's objects).
+namespace isa_portable {
+void FillKernels(CpuKernels* k);
+}
+#if defined(__x86_64__)
+namespace isa_avx2 {
+void FillKernels(CpuKernels* k);
+}
+namespace isa_avx512 {
+void FillKernels(CpuKernels* k);
+}
+namespace isa_avx512vnni {
+void FillKernels(CpuKernels* k);
+}
+#endif
+
+}  // namespace relite::cpu

@@ -1,0 +1,17 @@
+// The table entries of one ISA build of src/kernels/cpu/isa/multi.
+#include "src/kernels/cpu/isa/multi/variants.h"
+
+namespace relite::cpu::RELITE_ISA_NS {
+
+void FillKernels(CpuKernels* k) {
+  k->gemm_f32_tile_rows = kGemmF32TileRows;
+  k->gemm_f32_panel = GemmF32Panel;
+  k->gemv_f32 = GemvF32;
+  k->add_residual_clamp_f32 = AddResidualClampF32;
+  k->depthwise_f32_row = DepthwiseF32Row;
+  FillVmathKernels(k);
+  FillPoolKernels(k);
+  FillOwnKernels(k);
+}
+
+}  // namespace relite::cpu::RELITE_ISA_NS

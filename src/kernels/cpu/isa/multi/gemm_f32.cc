@@ -1,0 +1,215 @@
+// The float GEMM's register tiles and the batch-1 GEMV, for one ISA.
+#include "src/kernels/cpu/isa/multi/variants.h"
+#include "src/kernels/cpu/isa/simd.h"
+
+#include <array>
+#include <utility>
+
+namespace relite::cpu::RELITE_ISA_NS {
+namespace {
+
+// With AVX-512 one 16-lane register holds a panel row, and the 32 registers
+// hold twelve rows of accumulators; with 8-lane vectors a panel row is two
+// registers and six rows fill the sixteen.
+constexpr int kTileRows = kLanes == 16 ? 12 : 6;
+
+// One kRows x (lanes(V) * kVectors) tile of C over the depth steps of
+// `depth`: see GemmF32PanelFn.
+template <int kRows, typename V, int kVectors>
+inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, const float* a, size_t lda,
+                                                     const float* b, float* c, size_t ldc, const float* bias,
+                                                     bool accumulate, bool finalize, float lo, float hi) {
+  constexpr int kL = static_cast<int>(sizeof(V) / sizeof(float));
+  V acc[kRows][kVectors];
+  if (accumulate) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = Load<V>(c + r * ldc + kL * v);
+    }
+  } else {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+      const V init = bias != nullptr ? Load<V>(bias + kL * v) : V{};
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) acc[r][v] = init;
+    }
+  }
+  const int length = depth.length;
+  for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
+    const float* rows[kRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+    for (int k = 0; k < length; ++k) {
+      V w[kVectors];
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) w[v] = Load<V>(b + kL * v);
+      b += kL * kVectors;
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) {
+        const float x = rows[r][k];
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) acc[r][v] += x * w[v];
+      }
+    }
+  }
+  if (finalize) {
+    const V vlo = Splat<V>(lo), vhi = Splat<V>(hi);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = Clamp(acc[r][v], vlo, vhi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) Store<V>(c + r * ldc + kL * v, acc[r][v]);
+  }
+}
+
+using TileFn = void (*)(const GemmSegments&, const float*, size_t, const float*, float*, size_t, const float*, bool,
+                        bool, float, float);
+
+template <int kRows, typename V, int kVectors>
+void Tile(const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+          const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+  MicroTile<kRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+}
+
+// Full tiles down one panel in one call: with a short K a call per tile,
+// with its eleven arguments, costs a noticeable share.
+template <typename V, int kVectors>
+void FullTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+               const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+  for (int t = 0; t < tiles; ++t) {
+    MicroTile<kTileRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+    a += kTileRows * lda;
+    c += kTileRows * ldc;
+  }
+}
+
+template <typename V, int kVectors, int... kRows>
+constexpr auto MakePartialTiles(std::integer_sequence<int, kRows...>) {
+  return std::array<TileFn, sizeof...(kRows)>{Tile<kRows + 1, V, kVectors>...};
+}
+
+// 16-column panels: one 16-lane or two 8-lane vectors a row; 8-column last
+// panels: one 8-lane vector.
+using WideV = VecF;
+constexpr int kWideVectors = 16 / kLanes;
+constexpr auto kPartialWide = MakePartialTiles<WideV, kWideVectors>(std::make_integer_sequence<int, kTileRows - 1>{});
+constexpr auto kPartialNarrow = MakePartialTiles<V8, 1>(std::make_integer_sequence<int, kTileRows - 1>{});
+
+float HorizontalSum(VecF v) {
+  float lanes[kLanes];
+  Store<VecF>(lanes, v);
+  // Pairwise, so 8 and 16 lanes add in a fixed tree.
+  for (int width = kLanes / 2; width >= 1; width /= 2) {
+    for (int i = 0; i < width; ++i) lanes[i] += lanes[i + width];
+  }
+  return lanes[0];
+}
+
+}  // namespace
+
+const int kGemmF32TileRows = kTileRows;
+
+void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+  const int tiles = rows / kTileRows;
+  const int rest = rows - tiles * kTileRows;
+  const size_t done = static_cast<size_t>(tiles) * kTileRows;
+  if (width == 16) {
+    FullTiles<WideV, kWideVectors>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+    if (rest > 0) kPartialWide[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi);
+  } else {
+    FullTiles<V8, 1>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+    if (rest > 0) kPartialNarrow[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi);
+  }
+}
+
+void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
+                         float* c, size_t ldc) {
+  const VecF vlo = Splat<VecF>(lo), vhi = Splat<VecF>(hi);
+  for (int i = 0; i < rows; ++i) {
+    float* crow = c + static_cast<size_t>(i) * ldc;
+    const float* rrow = r + static_cast<size_t>(i) * r_stride;
+    int j = 0;
+    for (; j + kLanes <= residual_cols; j += kLanes) {
+      Store<VecF>(crow + j, Clamp(Load<VecF>(crow + j) + Load<VecF>(rrow + j), vlo, vhi));
+    }
+    for (; j < residual_cols; ++j) crow[j] = ClampF(crow[j] + rrow[j], lo, hi);
+    for (; j + kLanes <= cols; j += kLanes) Store<VecF>(crow + j, Clamp(Load<VecF>(crow + j), vlo, vhi));
+    for (; j < cols; ++j) crow[j] = ClampF(crow[j], lo, hi);
+  }
+}
+
+void GemvF32(int k, const float* w, size_t row_stride, const float* x, const float* bias, float lo, float hi, float* y,
+             int n_begin, int n_end) {
+  constexpr int kL = kLanes;
+  int i = n_begin;
+  // Four rows at a time share each load of x; two accumulators per row hide
+  // the FMA latency.
+  for (; i + 4 <= n_end; i += 4) {
+    const float* w0 = w + static_cast<size_t>(i) * row_stride;
+    const float* w1 = w0 + row_stride;
+    const float* w2 = w1 + row_stride;
+    const float* w3 = w2 + row_stride;
+    VecF a0 = {}, a1 = {}, a2 = {}, a3 = {}, b0 = {}, b1 = {}, b2 = {}, b3 = {};
+    int j = 0;
+    for (; j + 2 * kL <= k; j += 2 * kL) {
+      const VecF x0 = Load<VecF>(x + j);
+      const VecF x1 = Load<VecF>(x + j + kL);
+      a0 += Load<VecF>(w0 + j) * x0;
+      b0 += Load<VecF>(w0 + j + kL) * x1;
+      a1 += Load<VecF>(w1 + j) * x0;
+      b1 += Load<VecF>(w1 + j + kL) * x1;
+      a2 += Load<VecF>(w2 + j) * x0;
+      b2 += Load<VecF>(w2 + j + kL) * x1;
+      a3 += Load<VecF>(w3 + j) * x0;
+      b3 += Load<VecF>(w3 + j + kL) * x1;
+    }
+    for (; j + kL <= k; j += kL) {
+      const VecF x0 = Load<VecF>(x + j);
+      a0 += Load<VecF>(w0 + j) * x0;
+      a1 += Load<VecF>(w1 + j) * x0;
+      a2 += Load<VecF>(w2 + j) * x0;
+      a3 += Load<VecF>(w3 + j) * x0;
+    }
+    float s0 = HorizontalSum(a0 + b0), s1 = HorizontalSum(a1 + b1);
+    float s2 = HorizontalSum(a2 + b2), s3 = HorizontalSum(a3 + b3);
+    for (; j < k; ++j) {
+      s0 += w0[j] * x[j];
+      s1 += w1[j] * x[j];
+      s2 += w2[j] * x[j];
+      s3 += w3[j] * x[j];
+    }
+    if (bias != nullptr) {
+      s0 += bias[i];
+      s1 += bias[i + 1];
+      s2 += bias[i + 2];
+      s3 += bias[i + 3];
+    }
+    y[i] = ClampF(s0, lo, hi);
+    y[i + 1] = ClampF(s1, lo, hi);
+    y[i + 2] = ClampF(s2, lo, hi);
+    y[i + 3] = ClampF(s3, lo, hi);
+  }
+  for (; i < n_end; ++i) {
+    const float* wr = w + static_cast<size_t>(i) * row_stride;
+    VecF a0 = {}, b0 = {};
+    int j = 0;
+    for (; j + 2 * kL <= k; j += 2 * kL) {
+      a0 += Load<VecF>(wr + j) * Load<VecF>(x + j);
+      b0 += Load<VecF>(wr + j + kL) * Load<VecF>(x + j + kL);
+    }
+    for (; j + kL <= k; j += kL) a0 += Load<VecF>(wr + j) * Load<VecF>(x + j);
+    float s = HorizontalSum(a0 + b0);
+    for (; j < k; ++j) s += wr[j] * x[j];
+    if (bias != nullptr) s += bias[i];
+    y[i] = ClampF(s, lo, hi);
+  }
+}
+
+}  // namespace relite::cpu::RELITE_ISA_NS

@@ -1,0 +1,240 @@
+// The 8-bit DEPTHWISE_CONV_2D rows for AVX2 and above (see
+// src/kernels/cpu/quantized/depthwise_conv_2d.cc): two taps interleaved per
+// vpmaddwd, 16 channels a step, weights in the lane order that produces.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "src/kernels/cpu/isa/kernel_table.h"
+
+namespace relite::cpu::RELITE_ISA_NS {
+namespace {
+
+// What the 16-channel blocks of one row share: the input's XOR to 0..255 and
+// the requantization's clamp bounds and output zero point.
+struct BlockConstants {
+  __m128i xor_mask;
+  __m256 lo, hi;
+  __m256i out_zp;
+  bool is_signed;
+};
+
+// XNNPACK's fp32 requantization of one accumulator (as the vector lanes:
+// clamp, round half to even, add the zero point).
+inline int32_t RequantizeOne(int32_t acc, float scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
+  const __m128 f = _mm_mul_ss(_mm_cvtsi32_ss(_mm_setzero_ps(), acc), _mm_set_ss(scale));
+  const __m128 c = _mm_min_ss(_mm_max_ss(f, _mm_set_ss(static_cast<float>(qmin - zero_point))),
+                              _mm_set_ss(static_cast<float>(qmax - zero_point)));
+  return _mm_cvtss_si32(c) + zero_point;
+}
+
+int32_t Scalar(const QDepthwiseJob& j, const uint8_t* const* taps, int o) {
+  const int c = o / j.multiplier;
+  int32_t acc = j.bias[static_cast<size_t>(o)];
+  for (int t = 0; t < j.taps; ++t) {
+    acc += static_cast<int32_t>(static_cast<uint8_t>(taps[t][c] ^ j.xor_mask)) * j.wplain[static_cast<size_t>(t) * j.out_c + o];
+  }
+  return RequantizeOne(acc, j.scale[static_cast<size_t>(o)], j.out_zero_point, j.qmin, j.qmax);
+}
+
+// 16 input bytes at p as int16 in 0..255.
+inline __m256i WidenTap(const uint8_t* p, __m128i xor_mask) {
+  return _mm256_cvtepu8_epi16(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), xor_mask));
+}
+
+// Requantizes two accumulators (scales sa, sb lane by lane) and packs them
+// to int16 per 128-bit lane: [A0-3 B0-3 | A4-7 B4-7].
+inline __m256i RequantizeToInt16(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k) {
+  const __m256 fa = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_a), sa), k.lo), k.hi);
+  const __m256 fb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc_b), sb), k.lo), k.hi);
+  return _mm256_packs_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fa), k.out_zp),
+                            _mm256_add_epi32(_mm256_cvtps_epi32(fb), k.out_zp));
+}
+
+// The nine taps of a 3x3 window as five tap pairs onto two accumulators:
+// load(t) widens tap t; the tenth tap's weights are zero, so it repeats the
+// ninth. Lane order as the weights were packed (unpacklo/hi of the pair).
+template <typename LoadTap>
+inline void Accumulate3x3(LoadTap&& load, const __m256i w[10], __m256i* acc_a, __m256i* acc_b) {
+#pragma GCC unroll 5
+  for (int p = 0; p < 5; ++p) {
+    const __m256i x0 = load(2 * p);
+    const __m256i x1 = p < 4 ? load(2 * p + 1) : x0;
+    *acc_a = _mm256_add_epi32(*acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w[2 * p]));
+    *acc_b = _mm256_add_epi32(*acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w[2 * p + 1]));
+  }
+}
+
+// Requantizes two accumulators of a 16-channel block (lane order A: 0-3,
+// 8-11; B: 4-7, 12-15) and stores the 16 bytes.
+inline void StoreBlock(__m256i acc_a, __m256i acc_b, __m256 sa, __m256 sb, const BlockConstants& k, uint8_t* out) {
+  // [A0-3 B0-3 | A4-7 B4-7] = channels 0-7 | 8-15.
+  const __m256i w16 = RequantizeToInt16(acc_a, acc_b, sa, sb, k);
+  const __m128i l = _mm256_castsi256_si128(w16), h = _mm256_extracti128_si256(w16, 1);
+  const __m128i bytes = k.is_signed ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+}
+
+// 8 input bytes at p as int16 in 0..255.
+inline __m128i WidenTap8(const uint8_t* p, __m128i xor_mask) {
+  return _mm_cvtepu8_epi16(_mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), xor_mask));
+}
+
+void RunBlock8(const QDepthwiseJob& j, const uint8_t* const* taps, int c0, const BlockConstants& k, uint8_t* out) {
+  __m128i acc_lo = _mm_load_si128(reinterpret_cast<const __m128i*>(j.bias8));
+  __m128i acc_hi = _mm_load_si128(reinterpret_cast<const __m128i*>(j.bias8 + 4));
+  const int16_t* wp = j.w8;
+  const __m128i xor_mask = k.xor_mask;
+  for (int p = 0; p < j.tap_pairs; ++p, wp += 16) {
+    const __m128i x0 = WidenTap8(taps[2 * p] + c0, xor_mask);
+    const __m128i x1 = WidenTap8(taps[2 * p + 1] + c0, xor_mask);
+    acc_lo = _mm_add_epi32(acc_lo, _mm_madd_epi16(_mm_unpacklo_epi16(x0, x1),
+                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp))));
+    acc_hi = _mm_add_epi32(acc_hi, _mm_madd_epi16(_mm_unpackhi_epi16(x0, x1),
+                                                  _mm_load_si128(reinterpret_cast<const __m128i*>(wp + 8))));
+  }
+  // The 16-channel blocks' requantization on 4 lanes at a time.
+  const __m128 lo = _mm256_castps256_ps128(k.lo), hi = _mm256_castps256_ps128(k.hi);
+  const __m128i zp = _mm256_castsi256_si128(k.out_zp);
+  const __m128 f_lo = _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_lo), _mm_load_ps(j.scale8)), lo), hi);
+  const __m128 f_hi =
+      _mm_min_ps(_mm_max_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc_hi), _mm_load_ps(j.scale8 + 4)), lo), hi);
+  const __m128i w16 =
+      _mm_packs_epi32(_mm_add_epi32(_mm_cvtps_epi32(f_lo), zp), _mm_add_epi32(_mm_cvtps_epi32(f_hi), zp));
+  const __m128i bytes = k.is_signed ? _mm_packs_epi16(w16, w16) : _mm_packus_epi16(w16, w16);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
+}
+
+void RunPixel(const QDepthwiseJob& j, int b, int oy, int ox, const uint8_t** taps,
+              const BlockConstants* vector_part) {
+  const uint8_t* input = j.input;
+  uint8_t* output = j.output;
+  const size_t image = static_cast<size_t>(j.in_h) * j.in_w * j.in_c;
+  const uint8_t* zp = j.zp_row;
+  for (int ky = 0; ky < j.filter_h; ++ky) {
+    const int iy = oy * j.stride_h - j.pad_top + ky * j.dilation_h;
+    for (int kx = 0; kx < j.filter_w; ++kx) {
+      const int ix = ox * j.stride_w - j.pad_left + kx * j.dilation_w;
+      const bool inside = iy >= 0 && iy < j.in_h && ix >= 0 && ix < j.in_w;
+      taps[ky * j.filter_w + kx] = inside ? input + b * image + (static_cast<size_t>(iy) * j.in_w + ix) * j.in_c : zp;
+    }
+  }
+  if (j.taps & 1) taps[j.taps] = zp;
+  uint8_t* out = output + ((static_cast<size_t>(b) * j.out_h + oy) * j.out_w + ox) * j.out_c;
+  if (vector_part != nullptr) {
+    const BlockConstants k = *vector_part;  // a copy: byte stores through `out` could alias the original
+    for (int c0 = 0; c0 < j.vec_c; c0 += 16) {
+      const int blk = c0 / 16;
+      __m256i acc_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16));
+      __m256i acc_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16 + 8));
+      const int16_t* wp = j.wpacked + static_cast<size_t>(blk) * j.tap_pairs * 32;
+      for (int p = 0; p < j.tap_pairs; ++p, wp += 32) {
+        const __m256i x0 = WidenTap(taps[2 * p] + c0, k.xor_mask);
+        const __m256i x1 = WidenTap(taps[2 * p + 1] + c0, k.xor_mask);
+        const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp));
+        const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16));
+        acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w0));
+        acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w1));
+      }
+      StoreBlock(acc_a, acc_b, _mm256_load_ps(j.vscale + blk * 16), _mm256_load_ps(j.vscale + blk * 16 + 8),
+                 k, out + c0);
+    }
+    if (j.block8) RunBlock8(j, taps, j.vec_c, k, out + j.vec_c);
+  }
+  for (int o = j.vec_end; o < j.out_c; ++o) out[o] = static_cast<uint8_t>(Scalar(j, taps, o));
+}
+
+void RunRowInterior3x3(const QDepthwiseJob& j, const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) {
+  const size_t c_total = static_cast<size_t>(j.in_c);
+  const uint8_t* tap[9];
+  for (int ky = 0; ky < 3; ++ky) {
+    const size_t iy = static_cast<size_t>(oy * j.stride_h - j.pad_top + ky * j.dilation_h);
+    for (int kx = 0; kx < 3; ++kx) tap[ky * 3 + kx] = image + (iy * j.in_w + kx * j.dilation_w) * c_total;
+  }
+  const size_t step = static_cast<size_t>(j.stride_w) * c_total;
+  const size_t first = static_cast<size_t>(j.interior_begin * j.stride_w - j.pad_left) * c_total;
+  for (int c0 = 0; c0 < j.vec_c; c0 += 16) {
+    const int blk = c0 / 16;
+    const int16_t* wp = j.wpacked + static_cast<size_t>(blk) * 5 * 32;
+    __m256i w[10];
+    for (int i = 0; i < 10; ++i) w[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 16 * i));
+    const __m256i bias_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16));
+    const __m256i bias_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16 + 8));
+    const __m256 sa = _mm256_load_ps(j.vscale + blk * 16);
+    const __m256 sb = _mm256_load_ps(j.vscale + blk * 16 + 8);
+    size_t offset = first + static_cast<size_t>(c0);
+    uint8_t* out = out_row + static_cast<size_t>(j.interior_begin) * c_total + c0;
+    for (int ox = j.interior_begin; ox < j.interior_end; ++ox, offset += step, out += c_total) {
+      __m256i acc_a = bias_a, acc_b = bias_b;
+      Accumulate3x3([&](int t) { return WidenTap(tap[t] + offset, k.xor_mask); }, w, &acc_a, &acc_b);
+      StoreBlock(acc_a, acc_b, sa, sb, k, out);
+    }
+  }
+  if (!j.block8) return;
+  // The 8-channel block, two output pixels per step: pixel ox in the low
+  // 128-bit lane, ox + 1 in the high one, the weights repeated in both.
+  __m256i w8[10];
+  for (int i = 0; i < 10; ++i) {
+    w8[i] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(j.w8 + 8 * i)));
+  }
+  const __m256i bias_lo = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(j.bias8)));
+  const __m256i bias_hi =
+      _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(j.bias8 + 4)));
+  const __m256 s_lo = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(j.scale8));
+  const __m256 s_hi = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(j.scale8 + 4));
+  uint8_t* out = out_row + static_cast<size_t>(j.interior_begin) * c_total + j.vec_c;
+  size_t offset = first + static_cast<size_t>(j.vec_c);
+  int ox = j.interior_begin;
+  for (; ox + 2 <= j.interior_end; ox += 2, offset += 2 * step, out += 2 * c_total) {
+    __m256i acc_lo = bias_lo, acc_hi = bias_hi;
+    // Tap t of pixels ox and ox + 1, one per lane.
+    Accumulate3x3(
+        [&](int t) {
+          const __m128i two =
+              _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset)),
+                                 _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tap[t] + offset + step)));
+          return _mm256_cvtepu8_epi16(_mm_xor_si128(two, k.xor_mask));
+        },
+        w8, &acc_lo, &acc_hi);
+    // Per lane: channels 0-3 then 4-7 as int16, then bytes.
+    const __m256i w16 = RequantizeToInt16(acc_lo, acc_hi, s_lo, s_hi, k);
+    const __m256i bytes = k.is_signed ? _mm256_packs_epi16(w16, w16) : _mm256_packus_epi16(w16, w16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + c_total), _mm256_extracti128_si256(bytes, 1));
+  }
+  if (ox < j.interior_end) {
+    const uint8_t* row_taps[10];
+    for (int t = 0; t < 9; ++t) row_taps[t] = tap[t] + offset;
+    row_taps[9] = row_taps[8];  // weights of the tenth tap are zero
+    RunBlock8(j, row_taps, 0, k, out);
+  }
+}
+
+}  // namespace
+
+void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps) {
+  const uint8_t* input = j.input;
+  uint8_t* output = j.output;
+  const BlockConstants k{_mm_set1_epi8(static_cast<char>(j.xor_mask)),
+                         _mm256_set1_ps(static_cast<float>(j.qmin - j.out_zero_point)),
+                         _mm256_set1_ps(static_cast<float>(j.qmax - j.out_zero_point)),
+                         _mm256_set1_epi32(j.out_zero_point), j.is_signed};
+  const int iy0 = oy * j.stride_h - j.pad_top;
+  const bool rows_inside = iy0 >= 0 && iy0 + (j.filter_h - 1) * j.dilation_h < j.in_h;
+  if (j.filter_h != 3 || j.filter_w != 3 || j.vec_end == 0 || !rows_inside || j.interior_begin >= j.interior_end) {
+    for (int ox = 0; ox < j.out_w; ++ox) RunPixel(j, b, oy, ox, taps, &k);
+    return;
+  }
+  for (int ox = 0; ox < j.interior_begin; ++ox) RunPixel(j, b, oy, ox, taps, &k);
+  const uint8_t* image = input + static_cast<size_t>(b) * j.in_h * j.in_w * j.in_c;
+  RunRowInterior3x3(j, image, output + (static_cast<size_t>(b) * j.out_h + oy) * j.out_w * j.out_c, oy, k);
+  if (j.vec_end < j.out_c) {
+    for (int ox = j.interior_begin; ox < j.interior_end; ++ox) RunPixel(j, b, oy, ox, taps, nullptr);
+  }
+  for (int ox = j.interior_end; ox < j.out_w; ++ox) RunPixel(j, b, oy, ox, taps, &k);
+}
+
+
+void FillQDepthwiseKernels(CpuKernels* k) { k->qdepthwise_row = QDepthwiseRow; }
+
+}  // namespace relite::cpu::RELITE_ISA_NS
