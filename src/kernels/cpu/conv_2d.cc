@@ -18,12 +18,11 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/fused_residual.h"
-#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/narrow_conv.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/internal/vec8f.h"
-#include "src/kernels/cpu/internal/vector_math.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {

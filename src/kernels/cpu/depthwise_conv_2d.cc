@@ -15,7 +15,6 @@
 #include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/isa/kernel_table.h"
-#include "src/kernels/cpu/internal/vector_math.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {

@@ -17,9 +17,9 @@
 #include "src/core/ops/options.h"
 #include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/resize.h"
-#include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/kernels.h"
 #include "src/core/base/saturate.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 namespace {
@@ -124,60 +124,21 @@ class ResizeBilinearKernel final : public Kernel {
                       int64_t out_w, float* out) const {
     const int64_t b = row / out_h;
     const size_t oy = static_cast<size_t>(row - b * out_h);
-    const float dy = rows_.weight[oy];
-    const float* top = in + (b * in_h + rows_.lower[oy]) * in_w * channels;
-    const float* bottom = in + (b * in_h + rows_.upper[oy]) * in_w * channels;
-    float* __restrict o = out + row * out_w * channels;
+    ResizeF32Row r;
+    r.dy = rows_.weight[oy];
+    r.top = in + (b * in_h + rows_.lower[oy]) * in_w * channels;
+    r.bottom = in + (b * in_h + rows_.upper[oy]) * in_w * channels;
+    r.channels = channels;
+    r.out_w = out_w;
+    r.lower = cols_.lower.data();
+    r.upper = cols_.upper.data();
+    r.weight = cols_.weight.data();
     if (channels < kMinVectorChannels) {
-      const int64_t n = out_w * channels;
-      const int32_t* lower = flat_lower_.data();
-      const int32_t* upper = flat_upper_.data();
-      const float* weight = flat_weight_.data();
-      for (int64_t j = 0; j < n; ++j) {
-        const float dx = weight[j];
-        o[j] = top[lower[j]] * ((1.f - dy) * (1.f - dx)) + bottom[lower[j]] * (dy * (1.f - dx)) +
-               top[upper[j]] * ((1.f - dy) * dx) + bottom[upper[j]] * (dy * dx);
-      }
-      return;
+      r.flat_lower = flat_lower_.data();
+      r.flat_upper = flat_upper_.data();
+      r.flat_weight = flat_weight_.data();
     }
-    if (channels % 8 == 0) {
-      RowOfVectors(top, bottom, dy, channels, out_w, o);
-      return;
-    }
-    for (int64_t ox = 0; ox < out_w; ++ox, o += channels) {
-      const size_t x = static_cast<size_t>(ox);
-      const float dx = cols_.weight[x];
-      const float w00 = (1.f - dy) * (1.f - dx), w01 = (1.f - dy) * dx;
-      const float w10 = dy * (1.f - dx), w11 = dy * dx;
-      const float* __restrict p00 = top + cols_.lower[x] * channels;
-      const float* __restrict p01 = top + cols_.upper[x] * channels;
-      const float* __restrict p10 = bottom + cols_.lower[x] * channels;
-      const float* __restrict p11 = bottom + cols_.upper[x] * channels;
-      for (int64_t c = 0; c < channels; ++c) {
-        o[c] = p00[c] * w00 + p10[c] * w10 + p01[c] * w01 + p11[c] * w11;
-      }
-    }
-  }
-
-  // One output row when the channels are whole vectors: the same sum, term
-  // by term, as the scalar loop, eight channels at a time.
-  void RowOfVectors(const float* top, const float* bottom, float dy, int64_t channels, int64_t out_w,
-                    float* o) const {
-    const int32_t* lower = cols_.lower.data();
-    const int32_t* upper = cols_.upper.data();
-    const float* weight = cols_.weight.data();
-    for (int64_t ox = 0; ox < out_w; ++ox, o += channels) {
-      const float dx = weight[ox];
-      const v8f w00 = Splat8((1.f - dy) * (1.f - dx)), w01 = Splat8((1.f - dy) * dx);
-      const v8f w10 = Splat8(dy * (1.f - dx)), w11 = Splat8(dy * dx);
-      const float* p00 = top + lower[ox] * channels;
-      const float* p01 = top + upper[ox] * channels;
-      const float* p10 = bottom + lower[ox] * channels;
-      const float* p11 = bottom + upper[ox] * channels;
-      for (int64_t c = 0; c < channels; c += 8) {
-        Store8(o + c, Load8(p00 + c) * w00 + Load8(p10 + c) * w10 + Load8(p01 + c) * w01 + Load8(p11 + c) * w11);
-      }
-    }
+    Kernels().resize_f32_row(r, out + row * out_w * channels);
   }
 
   bool align_corners_;

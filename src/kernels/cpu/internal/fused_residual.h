@@ -11,7 +11,7 @@
 
 #include "relite/kernel.h"
 #include "src/kernels/cpu/internal/conv_util.h"
-#include "src/kernels/cpu/internal/vec8f.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 
@@ -65,21 +65,13 @@ class FusedRowResidual {
   // out = clamp(out + R) over one output row of `pixels` pixels; R's row
   // has residual_channels() per pixel (zeros beyond).
   void AddToRow(const float* residual_row, float* out_row, int pixels) const {
-    const v8f lo = Splat8(min_), hi = Splat8(max_);
     if (residual_channels_ == channels_) {
-      const int n = pixels * channels_;
-      int i = 0;
-      for (; i + 8 <= n; i += 8) Store8(out_row + i, Clamp8(Load8(out_row + i) + Load8(residual_row + i), lo, hi));
-      for (; i < n; ++i) out_row[i] = std::min(std::max(out_row[i] + residual_row[i], min_), max_);
+      Kernels().add_residual_clamp_f32(1, pixels * channels_, pixels * channels_, residual_row, 0, min_, max_, out_row, 0);
       return;
     }
-    for (int x = 0; x < pixels; ++x) {
-      float* o = out_row + static_cast<size_t>(x) * channels_;
-      const float* r = residual_row + static_cast<size_t>(x) * residual_channels_;
-      for (int c = 0; c < channels_; ++c) {
-        o[c] = std::min(std::max(o[c] + (c < residual_channels_ ? r[c] : 0.f), min_), max_);
-      }
-    }
+    Kernels().add_residual_clamp_f32(pixels, channels_, residual_channels_, residual_row,
+                                     static_cast<size_t>(residual_channels_), min_, max_, out_row,
+                                     static_cast<size_t>(channels_));
   }
 
  private:

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "relite/kernel.h"
 #include "src/core/ops/params.h"
@@ -22,6 +23,7 @@
 #include "src/kernels/cpu/internal/elementwise.h"
 #include "src/kernels/cpu/internal/quantization.h"
 #include "src/kernels/cpu/internal/quantized_elementwise.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 
@@ -116,6 +118,20 @@ class QuantizedBinaryKernel final : public Kernel {
         const uint32_t bm = static_cast<uint32_t>(xnn_add_.b_multiplier);
         const uint32_t bias = static_cast<uint32_t>(xnn_add_.bias);
         const int shift = xnn_add_.shift;
+        if constexpr (sizeof(T) == 1) {
+          // Same shapes: the ISA's vectorised array loop.
+          if (plan_.rank == 1 && plan_.a_stride[0] == 1 && plan_.b_stride[0] == 1) {
+            const XnnAddArrayParams p{am, bm, bias, shift, zo, lo, hi};
+            ParallelChunks(ctx, plan_.num_elements, kDefaultMinChunk, [&](int64_t begin, int64_t end) {
+              if constexpr (std::is_same_v<T, uint8_t>) {
+                Kernels().xnn_add_u8(a + begin, b + begin, out + begin, end - begin, p);
+              } else {
+                Kernels().xnn_add_s8(a + begin, b + begin, out + begin, end - begin, p);
+              }
+            });
+            return;
+          }
+        }
         RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
           // Two's-complement wrap like XNNPACK's int32 lanes; the true sum fits.
           const auto acc = static_cast<int32_t>(bias + static_cast<uint32_t>(static_cast<int32_t>(x)) * am +

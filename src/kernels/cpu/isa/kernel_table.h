@@ -132,8 +132,49 @@ struct PoolF32Job {
 // Output rows [begin, end) of the batch (row = b * out_h + oy).
 using PoolF32RowsFn = void (*)(const PoolF32Job& job, int64_t begin, int64_t end);
 
+// XNNPACK's 8-bit ADD/SUB (src/core/ops/quantized_add.h) over two arrays of
+// one shape: out = clamp(((bias + a * a_mul + b * b_mul) >> shift) + zp).
+struct XnnAddArrayParams {
+  uint32_t a_multiplier = 0, b_multiplier = 0, bias = 0;
+  int shift = 0;
+  int32_t zero_point = 0, qmin = 0, qmax = 0;
+};
+using XnnAddU8Fn = void (*)(const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n, const XnnAddArrayParams& p);
+using XnnAddS8Fn = void (*)(const int8_t* a, const int8_t* b, int8_t* out, int64_t n, const XnnAddArrayParams& p);
+
+// 8-bit RESIZE_BILINEAR in Q11 (src/kernels/cpu/quantized/resize_bilinear.cc):
+// one input row interpolated along x, and two such rows blended along y.
+template <typename T>
+using QResizeRowFn = void (*)(const T* row, const int32_t* lo, const int32_t* hi, const int32_t* weight, int64_t out_w,
+                              int64_t channels, int32_t* h);
+template <typename T>
+using QResizeBlendFn = void (*)(const int32_t* top, const int32_t* bottom, int32_t wy, int64_t n, T* out);
+
+// One output row of a float RESIZE_BILINEAR (NHWC) between input rows `top`
+// and `bottom` (src/kernels/cpu/resize_bilinear.cc has the coordinate rule).
+struct ResizeF32Row {
+  const float* top = nullptr;
+  const float* bottom = nullptr;
+  float dy = 0;
+  int64_t channels = 0, out_w = 0;
+  const int32_t* lower = nullptr;  // per output column: left and right input column, weight
+  const int32_t* upper = nullptr;
+  const float* weight = nullptr;
+  // With few channels: the same per output value (x * channels + c), as
+  // element offsets into a row; else null.
+  const int32_t* flat_lower = nullptr;
+  const int32_t* flat_upper = nullptr;
+  const float* flat_weight = nullptr;
+};
+using ResizeF32RowFn = void (*)(const ResizeF32Row& r, float* out);
+
 // out[i] = f(in[i]) for n floats (in == out allowed).
 using FloatArrayFn = void (*)(const float* in, float* out, int64_t n);
+
+struct NarrowConvGeometry;  // src/kernels/cpu/internal/narrow_conv.h
+using NarrowConvRowsFn = void (*)(const NarrowConvGeometry& g, const float* input, const float* filter,
+                                  const float* bias, float act_min, float act_max, float* output, int row_begin,
+                                  int row_end);
 
 struct CpuKernels {
   CpuIsa isa = CpuIsa::kPortable;
@@ -145,6 +186,14 @@ struct CpuKernels {
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;
   PoolF32RowsFn max_pool_f32_rows = nullptr, average_pool_f32_rows = nullptr;
+  XnnAddU8Fn xnn_add_u8 = nullptr;
+  XnnAddS8Fn xnn_add_s8 = nullptr;
+  QResizeRowFn<uint8_t> q_resize_row_u8 = nullptr;
+  QResizeRowFn<int8_t> q_resize_row_s8 = nullptr;
+  QResizeBlendFn<uint8_t> q_resize_blend_u8 = nullptr;
+  QResizeBlendFn<int8_t> q_resize_blend_s8 = nullptr;
+  ResizeF32RowFn resize_f32_row = nullptr;
+  NarrowConvRowsFn narrow_conv_f32_rows = nullptr;
   // src/kernels/cpu/internal/vector_math.h over arrays.
   FloatArrayFn exp_f32 = nullptr, logistic_f32 = nullptr, tanh_f32 = nullptr;
   FloatArrayFn hard_swish_f32 = nullptr, sqrt_f32 = nullptr, rsqrt_f32 = nullptr;

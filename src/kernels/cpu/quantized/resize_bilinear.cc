@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "src/core/ops/options.h"
@@ -21,6 +22,7 @@
 #include "src/kernels/cpu/internal/resize.h"
 #include "src/kernels/cpu/kernels.h"
 #include "src/core/base/saturate.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 namespace {
@@ -48,34 +50,6 @@ void ComputeQ11Taps(int32_t in_size, int32_t out_size, bool align_corners, bool 
     taps->lo[i] = lo;
     taps->hi[i] = std::min(lo + 1, in_size - 1);
     taps->weight[i] = static_cast<int32_t>(std::nearbyint((src - static_cast<float>(lo)) * 2048.0f));
-  }
-}
-
-// One input row interpolated along x: h[ox * C + c] = (l << 11) + (r - l) * wx,
-// the "top" / "bottom" terms of the formula above.
-template <typename T>
-void InterpolateRow(const T* __restrict row, const Q11Taps& cols, int64_t out_w, int64_t channels,
-                    int32_t* __restrict h) {
-  for (int64_t ox = 0; ox < out_w; ++ox) {
-    const auto x = static_cast<size_t>(ox);
-    const T* __restrict l = row + cols.lo[x] * channels;
-    const T* __restrict r = row + cols.hi[x] * channels;
-    const int32_t w = cols.weight[x];
-    int32_t* __restrict dst = h + ox * channels;
-    for (int64_t c = 0; c < channels; ++c) {
-      const int32_t vl = l[c], vr = r[c];
-      dst[c] = vl * 2048 + (vr - vl) * w;
-    }
-  }
-}
-
-// out = ((top << 11) + (bottom - top) * wy + 2^21) >> 22 over a whole row.
-template <typename T>
-void BlendRows(const int32_t* __restrict top, const int32_t* __restrict bottom, int32_t wy, int64_t n,
-               T* __restrict out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t acc = top[i] * 2048 + (bottom[i] - top[i]) * wy;
-    out[i] = static_cast<T>((acc + (1 << 21)) >> 22);
   }
 }
 
@@ -134,6 +108,16 @@ class QuantizedResizeBilinearKernel final : public Kernel {
     const int64_t rows = batch * out_h;
     const int64_t parts = std::min<int64_t>(parts_, std::max<int64_t>(1, rows * row_len / (1 << 14)));
     auto* scratch = static_cast<int32_t*>(ctx.scratch());
+    // The x interpolation and y blend of the ISA (isa/multi/resize_q11.cc).
+    QResizeRowFn<T> row_fn;
+    QResizeBlendFn<T> blend_fn;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      row_fn = Kernels().q_resize_row_u8;
+      blend_fn = Kernels().q_resize_blend_u8;
+    } else {
+      row_fn = Kernels().q_resize_row_s8;
+      blend_fn = Kernels().q_resize_blend_s8;
+    }
     ctx.ParallelFor(parts, 1, [&](int64_t p_begin, int64_t p_end) {
       for (int64_t p = p_begin; p < p_end; ++p) {
         int32_t* buf[2] = {scratch + p * 2 * row_len, scratch + (p * 2 + 1) * row_len};
@@ -149,17 +133,19 @@ class QuantizedResizeBilinearKernel final : public Kernel {
           // holding the bottom row.
           const int kt = held[0] == g0 ? 0 : held[1] == g0 ? 1 : (held[0] == g1 ? 1 : 0);
           if (held[kt] != g0) {
-            InterpolateRow(image + y0 * in_w * channels, cols_, out_w, channels, buf[kt]);
+            row_fn(image + y0 * in_w * channels, cols_.lo.data(), cols_.hi.data(), cols_.weight.data(), out_w, channels,
+                   buf[kt]);
             held[kt] = g0;
           }
           const int kb = y1 == y0 ? kt : 1 - kt;
           if (held[kb] != g1) {
-            InterpolateRow(image + y1 * in_w * channels, cols_, out_w, channels, buf[kb]);
+            row_fn(image + y1 * in_w * channels, cols_.lo.data(), cols_.hi.data(), cols_.weight.data(), out_w, channels,
+                   buf[kb]);
             held[kb] = g1;
           }
           const int32_t* top = buf[kt];
           const int32_t* bottom = buf[kb];
-          BlendRows(top, bottom, rows_.weight[oy], row_len, out + r * row_len);
+          blend_fn(top, bottom, rows_.weight[oy], row_len, out + r * row_len);
         }
       }
     });

@@ -11,6 +11,10 @@ void FillKernels(CpuKernels* k) {
   k->depthwise_f32_row = DepthwiseF32Row;
   FillVmathKernels(k);
   FillPoolKernels(k);
+  FillXnnAddKernels(k);
+  FillResizeQ11Kernels(k);
+  FillResizeF32Kernels(k);
+  FillNarrowConvKernels(k);
   FillOwnKernels(k);
 }
 

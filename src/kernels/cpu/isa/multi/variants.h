@@ -21,6 +21,10 @@ void DepthwiseF32Row(const DepthwiseF32Job& job, int row);
 
 void FillVmathKernels(CpuKernels* k);
 void FillPoolKernels(CpuKernels* k);
+void FillXnnAddKernels(CpuKernels* k);
+void FillResizeQ11Kernels(CpuKernels* k);
+void FillResizeF32Kernels(CpuKernels* k);
+void FillNarrowConvKernels(CpuKernels* k);
 
 // The entries of the sources written for this ISA alone
 // (src/kernels/cpu/isa/<portable|x86_avx2|x86_avx512>/).
