@@ -102,7 +102,7 @@ class QuantizedBinaryKernel final : public Kernel {
         RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
           const int32_t acc = (static_cast<int32_t>(x) - za) * (static_cast<int32_t>(y) - zb);
           const float scaled = std::min(fhi, std::max(flo, static_cast<float>(acc) * scale));
-          return static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + zo);
+          return static_cast<T>(RoundHalfEvenSmall(scaled) + zo);
         });
       } else {
         const QuantizedMultiplier m = mul_multiplier_;

@@ -67,7 +67,7 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
     const auto hi = static_cast<float>(std::numeric_limits<T>::max());
     for (int64_t i = 0; i < plan().output_elements; ++i) {
       const float v = static_cast<float>(sums[i]) * scale_ + bias_;
-      out[i] = static_cast<T>(std::nearbyint(std::min(hi, std::max(lo, v))));
+      out[i] = static_cast<T>(RoundHalfEvenSmall(std::min(hi, std::max(lo, v))));
     }
   }
 

@@ -92,7 +92,7 @@ class QuantizeKernel final : public Kernel {
     const float lo = static_cast<float>(qmin - zp), hi = static_cast<float>(qmax - zp);
     auto vector_rule = [=](float x) {
       const float v = std::min(hi, std::max(lo, x * inv));
-      return static_cast<Out>(static_cast<int32_t>(std::nearbyint(v)) + zp);
+      return static_cast<Out>(RoundHalfEvenSmall(v) + zp);
     };
     if constexpr (!std::is_same_v<Out, int16_t>) {
       UnaryMap(ctx, in, out, n, kDefaultMinChunk, vector_rule);

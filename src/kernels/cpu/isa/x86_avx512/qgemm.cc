@@ -81,14 +81,39 @@ inline void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmPane
   const int16_t* rows[MR];
   for (int r = 0; r < MR; ++r) rows[r] = a + static_cast<size_t>(r) * lda;
   const size_t offset = static_cast<size_t>(panel) * pairs * 32;
-  for (int p = 0; p < pairs; ++p) {
-    __m512i wv;
+  auto weights = [&](int p) {
     if constexpr (kBytes) {
-      const __m256i raw = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.packed8 + offset + static_cast<size_t>(p) * 32));
-      wv = kSigned ? _mm512_cvtepi8_epi16(raw) : _mm512_cvtepu8_epi16(raw);
+      const __m256i raw =
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(w.packed8 + offset + static_cast<size_t>(p) * 32));
+      return kSigned ? _mm512_cvtepi8_epi16(raw) : _mm512_cvtepu8_epi16(raw);
     } else {
-      wv = _mm512_load_si512(w.packed + offset + static_cast<size_t>(p) * 32);
+      return _mm512_load_si512(w.packed + offset + static_cast<size_t>(p) * 32);
     }
+  };
+  // With one or two rows (batch-1 products) a single accumulator per row
+  // would wait on vpdpwssd's latency every pair: four chains per row.
+  constexpr int kChains = MR <= 2 ? 4 : 1;
+  int p = 0;
+  if constexpr (kChains > 1) {
+    __m512i part[kChains - 1][MR];
+    for (int c = 0; c < kChains - 1; ++c) {
+      for (int r = 0; r < MR; ++r) part[c][r] = _mm512_setzero_si512();
+    }
+    for (; p + kChains <= pairs; p += kChains) {
+      const __m512i w0 = weights(p), w1 = weights(p + 1), w2 = weights(p + 2), w3 = weights(p + 3);
+      for (int r = 0; r < MR; ++r) {
+        acc[r] = DotPairs(acc[r], _mm512_set1_epi32(LoadPair(rows[r], p)), w0);
+        part[0][r] = DotPairs(part[0][r], _mm512_set1_epi32(LoadPair(rows[r], p + 1)), w1);
+        part[1][r] = DotPairs(part[1][r], _mm512_set1_epi32(LoadPair(rows[r], p + 2)), w2);
+        part[2][r] = DotPairs(part[2][r], _mm512_set1_epi32(LoadPair(rows[r], p + 3)), w3);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      acc[r] = _mm512_add_epi32(_mm512_add_epi32(acc[r], part[0][r]), _mm512_add_epi32(part[1][r], part[2][r]));
+    }
+  }
+  for (; p < pairs; ++p) {
+    const __m512i wv = weights(p);
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) acc[r] = DotPairs(acc[r], _mm512_set1_epi32(LoadPair(rows[r], p)), wv);
   }
