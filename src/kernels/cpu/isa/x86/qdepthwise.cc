@@ -144,6 +144,71 @@ void RunPixel(const QDepthwiseJob& j, int b, int oy, int ox, const uint8_t** tap
   for (int o = j.vec_end; o < j.out_c; ++o) out[o] = static_cast<uint8_t>(Scalar(j, taps, o));
 }
 
+#if defined(__AVX512BW__)
+inline __m512i DotPairs512(__m512i acc, __m512i a, __m512i w) {
+#if defined(__AVX512VNNI__)
+  return _mm512_dpwssd_epi32(acc, a, w);
+#else
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w));
+#endif
+}
+inline __m512i Concat(const void* lo, const void* hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_load_si256(static_cast<const __m256i*>(lo))),
+                            _mm256_load_si256(static_cast<const __m256i*>(hi)), 1);
+}
+inline __m512 ConcatPs(const float* lo, const float* hi) {
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm256_load_ps(lo))),
+                                             _mm256_castps_pd(_mm256_load_ps(hi)), 1));
+}
+
+// Two 16-channel blocks (32 channels) of the 3x3 interior in 512-bit
+// registers. The packed lane order carries over: per 128-bit lane,
+// unpacklo/hi of a tap pair give channels 0-3 / 4-7 of that lane's eight,
+// so the low half of each register is block `blk`'s 256-bit vector and the
+// high half block blk + 1's.
+void RunTwoBlocks3x3(const QDepthwiseJob& j, const uint8_t* const* tap, size_t first, size_t step, size_t c_total,
+                     int c0, uint8_t* out_row) {
+  const int blk = c0 / 16;
+  const int16_t* wa = j.wpacked + static_cast<size_t>(blk) * 5 * 32;
+  const int16_t* wb = wa + 5 * 32;
+  __m512i w[10];
+  for (int i = 0; i < 10; ++i) w[i] = Concat(wa + 16 * i, wb + 16 * i);
+  const __m512i bias_a = Concat(j.vbias + blk * 16, j.vbias + blk * 16 + 16);
+  const __m512i bias_b = Concat(j.vbias + blk * 16 + 8, j.vbias + blk * 16 + 24);
+  const __m512 sa = ConcatPs(j.vscale + blk * 16, j.vscale + blk * 16 + 16);
+  const __m512 sb = ConcatPs(j.vscale + blk * 16 + 8, j.vscale + blk * 16 + 24);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(j.qmin - j.out_zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(j.qmax - j.out_zero_point));
+  const __m512i zp = _mm512_set1_epi32(j.out_zero_point);
+  const __m256i xor_mask = _mm256_set1_epi8(static_cast<char>(j.xor_mask));
+  const __mmask16 all = 0xFFFF;
+  size_t offset = first + static_cast<size_t>(c0);
+  uint8_t* out = out_row + static_cast<size_t>(j.interior_begin) * c_total + c0;
+  for (int ox = j.interior_begin; ox < j.interior_end; ++ox, offset += step, out += c_total) {
+    auto load = [&](int t) {
+      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tap[t] + offset));
+      return _mm512_cvtepu8_epi16(_mm256_xor_si256(bytes, xor_mask));
+    };
+    __m512i acc_a = bias_a, acc_b = bias_b;
+#pragma GCC unroll 5
+    for (int p = 0; p < 5; ++p) {
+      const __m512i x0 = load(2 * p);
+      const __m512i x1 = p < 4 ? load(2 * p + 1) : x0;  // the tenth tap's weights are zero
+      acc_a = DotPairs512(acc_a, _mm512_unpacklo_epi16(x0, x1), w[2 * p]);
+      acc_b = DotPairs512(acc_b, _mm512_unpackhi_epi16(x0, x1), w[2 * p + 1]);
+    }
+    __m512 fa = _mm512_mul_ps(_mm512_cvtepi32_ps(acc_a), sa);
+    __m512 fb = _mm512_mul_ps(_mm512_cvtepi32_ps(acc_b), sb);
+    fa = _mm512_mask_min_ps(fa, all, _mm512_mask_max_ps(fa, all, fa, lo), hi);
+    fb = _mm512_mask_min_ps(fb, all, _mm512_mask_max_ps(fb, all, fb, lo), hi);
+    const __m512i w16 = _mm512_packs_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fa), zp),
+                                           _mm512_add_epi32(_mm512_cvtps_epi32(fb), zp));
+    // Clamped to the output type already: truncating to bytes is exact.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtepi16_epi8(w16));
+  }
+}
+#endif
+
 void RunRowInterior3x3(const QDepthwiseJob& j, const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) {
   const size_t c_total = static_cast<size_t>(j.in_c);
   const uint8_t* tap[9];
@@ -153,7 +218,11 @@ void RunRowInterior3x3(const QDepthwiseJob& j, const uint8_t* image, uint8_t* ou
   }
   const size_t step = static_cast<size_t>(j.stride_w) * c_total;
   const size_t first = static_cast<size_t>(j.interior_begin * j.stride_w - j.pad_left) * c_total;
-  for (int c0 = 0; c0 < j.vec_c; c0 += 16) {
+  int c_begin = 0;
+#if defined(__AVX512BW__)
+  for (; c_begin + 32 <= j.vec_c; c_begin += 32) RunTwoBlocks3x3(j, tap, first, step, c_total, c_begin, out_row);
+#endif
+  for (int c0 = c_begin; c0 < j.vec_c; c0 += 16) {
     const int blk = c0 / 16;
     const int16_t* wp = j.wpacked + static_cast<size_t>(blk) * 5 * 32;
     __m256i w[10];
