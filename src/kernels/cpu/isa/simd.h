@@ -1,8 +1,8 @@
 // Float vectors for the kernel variants in src/kernels/cpu/isa/multi/: one
 // source, compiled once per ISA with that ISA's flags and RELITE_ISA_NS set
 // to its namespace. VecF is the ISA's widest float vector (16 lanes with
-// AVX-512, 8 with AVX2, 8 as a pair of 4-lane registers on the baseline),
-// V8 an 8-lane vector on every ISA.
+// AVX-512, 8 with AVX2, 4 on the 128-bit baselines: SSE2 and NEON), V8 an
+// 8-lane vector on every ISA (a register pair on the baselines).
 //
 // Everything here is inline and inside RELITE_ISA_NS: an inline function
 // compiled with AVX-512 flags must never be the copy the linker keeps for
@@ -24,14 +24,24 @@
 
 namespace relite::cpu::RELITE_ISA_NS {
 
+typedef float V4 __attribute__((vector_size(16)));
 typedef float V8 __attribute__((vector_size(32)));
 #if defined(__AVX512F__)
 typedef float V16 __attribute__((vector_size(64)));
 using VecF = V16;
 inline constexpr int kLanes = 16;
-#else
+#elif defined(__AVX2__)
 using VecF = V8;
 inline constexpr int kLanes = 8;
+#else
+using VecF = V4;
+inline constexpr int kLanes = 4;
+#endif
+// Vector registers: 32 with AVX-512 and on AArch64, 16 otherwise.
+#if defined(__AVX512F__) || defined(__aarch64__)
+inline constexpr int kVectorRegisters = 32;
+#else
+inline constexpr int kVectorRegisters = 16;
 #endif
 
 template <typename V>

@@ -8,10 +8,10 @@
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
 
-// With AVX-512 one 16-lane register holds a panel row, and the 32 registers
-// hold twelve rows of accumulators; with 8-lane vectors a panel row is two
-// registers and six rows fill the sixteen.
-constexpr int kTileRows = kLanes == 16 ? 12 : 6;
+// Rows of accumulators that leave registers for the panel's weights: a
+// 16-column panel row is 16 / kLanes registers. AVX-512: 12 x 1 of 32;
+// AVX2: 6 x 2 of 16; NEON: 6 x 4 of 32; SSE2: 3 x 4 of 16.
+constexpr int kTileRows = kLanes == 16 ? 12 : kLanes == 8 ? 6 : kVectorRegisters == 32 ? 6 : 3;
 
 // One kRows x (lanes(V) * kVectors) tile of C over the depth steps of
 // `depth`: see GemmF32PanelFn.
