@@ -25,10 +25,12 @@
 
 // Per-ISA builds (src/kernels/cpu/isa/multi) include this header too: the
 // inline namespace keeps their copies apart from the baseline's.
+#define RELITE_VMATH_PASTE2(a, b) a##b
+#define RELITE_VMATH_PASTE(a, b) RELITE_VMATH_PASTE2(a, b)
 #ifdef RELITE_ISA_NS
-#define RELITE_VMATH_NS RELITE_ISA_NS
+#define RELITE_VMATH_NS RELITE_VMATH_PASTE(vmath_, RELITE_ISA_NS)
 #else
-#define RELITE_VMATH_NS isa_base
+#define RELITE_VMATH_NS vmath_isa_base
 #endif
 
 namespace relite::cpu {

@@ -19,7 +19,7 @@ struct CpuidRegs {
 };
 CpuidRegs Cpuid(uint32_t leaf, uint32_t subleaf) {
   CpuidRegs r;
-  if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) return r;
+  if (static_cast<uint32_t>(__get_cpuid_max(leaf & 0x80000000u, nullptr)) < leaf) return r;
   __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
   return r;
 }
