@@ -6,15 +6,20 @@
 #                               UBSan, and the libFuzzer targets; scripts/fuzz.sh)
 #   scripts/setup.sh --tflite   also install LiteRT (PyPI) into build/tflite-venv
 #                               for tflite_interop_test
+#   scripts/setup.sh --aarch64  also cross-build the aarch64 preset (Debian's
+#                               cross g++ and arm64 multiarch libraries; its
+#                               tests run under qemu-aarch64: scripts/test.sh aarch64)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ASAN=0
 TFLITE=0
+AARCH64=0
 for arg in "$@"; do
   case "$arg" in
     --asan) ASAN=1 ;;
     --tflite) TFLITE=1 ;;
-    *) echo "setup: unknown option $arg (use --asan, --tflite)" >&2; exit 2 ;;
+    --aarch64) AARCH64=1 ;;
+    *) echo "setup: unknown option $arg (use --asan, --tflite, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -36,9 +41,29 @@ if [ "$ASAN" = 1 ]; then
   # and llvm-symbolizer for readable reports.
   PACKAGES+=(clang libclang-rt-14-dev llvm-14)
 fi
+if [ "$AARCH64" = 1 ]; then
+  # The aarch64 preset (cmake/toolchain-aarch64.cmake): the cross compiler
+  # and C library, qemu-user to run the tests, and the arm64 builds of what
+  # CMake finds per architecture (fmt's and GTest's CMake packages, gtest's
+  # static libraries, flatbuffers). Headers are shared: flatc, CLI11, stb,
+  # xxhash and the OpenCL headers are the host's packages above.
+  PACKAGES+=(
+    g++-aarch64-linux-gnu                   # cross compiler, arm64 libc/libstdc++ in /usr/aarch64-linux-gnu
+    qemu-user                               # qemu-aarch64: CTest's CMAKE_CROSSCOMPILING_EMULATOR
+    libc6:arm64 libstdc++6:arm64            # the runtime the tests run on under qemu (toolchain file says why)
+    libfmt-dev:arm64 libflatbuffers-dev:arm64
+    libgtest-dev:arm64 libgmock-dev:arm64
+  )
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+# The :arm64 packages need dpkg to know the architecture (apt-get update
+# below then fetches its package lists).
+if [ "$AARCH64" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "setup: adding the arm64 architecture to dpkg"
+  $SUDO dpkg --add-architecture arm64
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -65,5 +90,10 @@ cmake --build --preset release
 if [ "$ASAN" = 1 ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan
+fi
+if [ "$AARCH64" = 1 ]; then
+  cmake --preset aarch64 >/dev/null
+  cmake --build --preset aarch64
+  echo "setup: built build/aarch64 (aarch64; scripts/test.sh aarch64 runs its tests under qemu)"
 fi
 echo "setup: built build/release/relite"

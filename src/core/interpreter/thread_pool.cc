@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+// A spin-wait hint: PAUSE on x86, YIELD on AArch64 (both tell the core this is
+// a spin loop, without giving the thread up); elsewhere the OS yield.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define RELITE_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define RELITE_CPU_RELAX() asm volatile("yield" ::: "memory")
 #else
 #define RELITE_CPU_RELAX() std::this_thread::yield()
 #endif
