@@ -22,6 +22,7 @@
 #include "relite/tensor.h"
 #include "src/core/ops/params.h"
 #include "src/core/base/saturate.h"
+#include "src/kernels/cpu/internal/round_half_even.h"
 
 namespace relite::cpu {
 
@@ -91,16 +92,6 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
 // (the default FP rounding mode), plus the zero point, clamped. Clamping
 // before or after the rounding gives the same result because the bounds
 // are integers.
-// x rounded to the nearest integer, ties to even (as cvtps2dq and
-// nearbyint round), for |x| < 2^22: adding 1.5 * 2^23 leaves the integer in
-// the low mantissa bits. Without SSE4.1 nearbyint is a library call.
-inline int32_t RoundHalfEvenSmall(float x) {
-  const float shifted = x + 12582912.0f;
-  int32_t bits;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  return bits - 0x4B400000;
-}
-
 inline int32_t RequantizeFp32(int32_t acc, float scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
   const float scaled = static_cast<float>(acc) * scale;
   const float lo = static_cast<float>(qmin - zero_point);

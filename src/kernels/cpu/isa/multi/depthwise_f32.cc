@@ -28,8 +28,6 @@ struct Strides {
 
 int CeilDiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int FloorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int MinI(int a, int b) { return a < b ? a : b; }
-int MaxI(int a, int b) { return a < b ? b : a; }
 
 // Channels [c, c + lanes(V)) of one pixel over its window.
 template <typename V, int kTapsH, int kTapsW>

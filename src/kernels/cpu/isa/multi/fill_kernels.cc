@@ -15,7 +15,10 @@ void FillKernels(CpuKernels* k) {
   FillResizeQ11Kernels(k);
   FillResizeF32Kernels(k);
   FillNarrowConvKernels(k);
-  FillOwnKernels(k);
+  k->q_widen_rows = QWidenRows;
+  k->qgemm = QGemm;
+  k->qgemm_acc = QGemmAcc;
+  k->qdepthwise_row = QDepthwiseRow;
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS

@@ -13,8 +13,6 @@ inline V8 Load8(const float* p) { return Load<V8>(p); }
 [[maybe_unused]] inline void Store8(float* p, V8 v) { Store<V8>(p, v); }
 [[maybe_unused]] inline V8 Splat8(float x) { return Splat<V8>(x); }
 [[maybe_unused]] inline V8 Clamp8(V8 x, V8 lo, V8 hi) { return Clamp(x, lo, hi); }
-inline int MinI(int a, int b) { return a < b ? a : b; }
-inline int MaxI(int a, int b) { return a < b ? b : a; }
 
 }  // namespace
 

@@ -10,6 +10,15 @@
 
 namespace relite::cpu::RELITE_ISA_NS {
 
+// Small helpers of the per-ISA sources (no <algorithm> there: its inline
+// templates would be emitted per ISA outside this namespace).
+inline int MinI(int a, int b) { return a < b ? a : b; }
+inline int MaxI(int a, int b) { return a < b ? b : a; }
+// The 8-bit GEMM's panels are 16 columns; a widened row holds k rounded up
+// to whole pairs (QGemmRowStride in qgemm.h).
+inline constexpr int kQPanelWidth = 16;
+inline size_t QRowStride(int k) { return static_cast<size_t>((k + 1) / 2) * 2; }
+
 extern const int kGemmF32TileRows;
 void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                   float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi);
@@ -26,8 +35,14 @@ void FillResizeQ11Kernels(CpuKernels* k);
 void FillResizeF32Kernels(CpuKernels* k);
 void FillNarrowConvKernels(CpuKernels* k);
 
-// The entries of the sources written for this ISA alone
-// (src/kernels/cpu/isa/<portable|x86_avx2|x86_avx512>/).
-void FillOwnKernels(CpuKernels* k);
+// Written for this ISA alone (src/kernels/cpu/isa/<portable|x86|x86_avx2|
+// x86_avx512>/): the 8-bit GEMM (QWidenRowsFn, QGemmFn, QGemmAccFn) and
+// depthwise rows.
+void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst);
+void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c, size_t ldc,
+           int n_begin, int n_end);
+void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc, int n_begin,
+              int n_end);
+void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps);
 
 }  // namespace relite::cpu::RELITE_ISA_NS

@@ -2,23 +2,10 @@
 // src/kernels/cpu/quantized/depthwise_conv_2d.cc): every channel from the
 // unpacked weights, with the vector variants' integer sums and
 // requantization, so the results are bit-exact with theirs.
-#include <cstring>
-
-#include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/internal/round_half_even.h"
+#include "src/kernels/cpu/isa/multi/variants.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
-namespace {
-
-// Nearest int32, ties to even, for |x| < 2^22 (the clamped values are within
-// +-510); this file is built without FMA contraction.
-inline int32_t RoundToInt(float x) {
-  const float shifted = x + 12582912.0f;
-  int32_t bits;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  return bits - 0x4B400000;
-}
-
-}  // namespace
 
 void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps) {
   const size_t image = static_cast<size_t>(j.in_h) * j.in_w * j.in_c;
@@ -45,11 +32,9 @@ void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps) 
       float f = static_cast<float>(static_cast<int32_t>(sum)) * j.scale[o];
       f = f < lo ? lo : f;
       f = f > hi ? hi : f;
-      out[o] = static_cast<uint8_t>(RoundToInt(f) + j.out_zero_point);
+      out[o] = static_cast<uint8_t>(RoundHalfEvenSmall(f) + j.out_zero_point);
     }
   }
 }
-
-void FillQDepthwiseKernels(CpuKernels* k) { k->qdepthwise_row = QDepthwiseRow; }
 
 }  // namespace relite::cpu::RELITE_ISA_NS

@@ -4,29 +4,16 @@
 // bit-exact with every other.
 #include <cstring>
 
-#include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/internal/round_half_even.h"
+#include "src/kernels/cpu/isa/multi/variants.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
 
-constexpr int kPanelWidth = 16;
 constexpr int kTileRows = 4;
-inline int MinI(int a, int b) { return a < b ? a : b; }
-inline size_t RowStride(int k) { return static_cast<size_t>((k + 1) / 2) * 2; }
 
 // Offset of column j's pair in a panel's 32 values (columns 0-7, then 8-15).
 inline int PairOffset(int j) { return (j / 8) * 16 + (j % 8) * 2; }
-
-// float -> nearest int32, ties to even, for |x| < 2^22 (the clamped results
-// are within +-510): adding 1.5 * 2^23 leaves the integer in the mantissa,
-// as cvtps2dq rounds. Exact because this file is built without FMA
-// contraction.
-inline int32_t RoundToInt(float x) {
-  const float shifted = x + 12582912.0f;
-  int32_t bits;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  return bits - 0x4B400000;
-}
 
 inline uint8_t Requantize(int32_t acc, float scale, const QGemmRequant& q) {
   const float lo = static_cast<float>(q.qmin - q.zero_point);
@@ -34,19 +21,19 @@ inline uint8_t Requantize(int32_t acc, float scale, const QGemmRequant& q) {
   float f = static_cast<float>(acc) * scale;
   f = f < lo ? lo : f;
   f = f > hi ? hi : f;
-  return static_cast<uint8_t>(RoundToInt(f) + q.zero_point);
+  return static_cast<uint8_t>(RoundHalfEvenSmall(f) + q.zero_point);
 }
 
 // acc[r][j] = bias[j] + sum_p A[r] pair p . W pair (p, j) for a panel.
 template <int MR>
 inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w, const int32_t* bias,
-                       int32_t acc[MR][kPanelWidth]) {
+                       int32_t acc[MR][kQPanelWidth]) {
   for (int r = 0; r < MR; ++r) {
-    for (int j = 0; j < kPanelWidth; ++j) acc[r][j] = bias[j];
+    for (int j = 0; j < kQPanelWidth; ++j) acc[r][j] = bias[j];
   }
   for (int p = 0; p < pairs; ++p, w += 32) {
-    int32_t w0[kPanelWidth], w1[kPanelWidth];
-    for (int j = 0; j < kPanelWidth; ++j) {
+    int32_t w0[kQPanelWidth], w1[kQPanelWidth];
+    for (int j = 0; j < kQPanelWidth; ++j) {
       w0[j] = w[PairOffset(j)];
       w1[j] = w[PairOffset(j) + 1];
     }
@@ -54,7 +41,7 @@ inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w
       const int32_t a0 = a[static_cast<size_t>(r) * lda + 2 * p];
       const int32_t a1 = a[static_cast<size_t>(r) * lda + 2 * p + 1];
       // Wrapping like the vector variants' int32 lanes (no C++ overflow).
-      for (int j = 0; j < kPanelWidth; ++j) {
+      for (int j = 0; j < kQPanelWidth; ++j) {
         acc[r][j] = static_cast<int32_t>(static_cast<uint32_t>(acc[r][j]) + static_cast<uint32_t>(a0 * w0[j] + a1 * w1[j]));
       }
     }
@@ -65,16 +52,16 @@ inline void Accumulate(int pairs, const int16_t* a, size_t lda, const int16_t* w
 template <int MR>
 inline void AccumulateBytes(int pairs, const int16_t* a, size_t lda, const uint8_t* w, bool is_signed,
                             const int32_t* bias, const int32_t* zp, const int32_t* row_sums,
-                            int32_t acc[MR][kPanelWidth]) {
+                            int32_t acc[MR][kQPanelWidth]) {
   for (int r = 0; r < MR; ++r) {
-    for (int j = 0; j < kPanelWidth; ++j) {
+    for (int j = 0; j < kQPanelWidth; ++j) {
       acc[r][j] = static_cast<int32_t>(static_cast<uint32_t>(bias[j]) -
                                        static_cast<uint32_t>(zp[j]) * static_cast<uint32_t>(row_sums[r]));
     }
   }
   for (int p = 0; p < pairs; ++p, w += 32) {
-    int32_t w0[kPanelWidth], w1[kPanelWidth];
-    for (int j = 0; j < kPanelWidth; ++j) {
+    int32_t w0[kQPanelWidth], w1[kQPanelWidth];
+    for (int j = 0; j < kQPanelWidth; ++j) {
       const uint8_t b0 = w[PairOffset(j)], b1 = w[PairOffset(j) + 1];
       w0[j] = is_signed ? static_cast<int8_t>(b0) : b0;
       w1[j] = is_signed ? static_cast<int8_t>(b1) : b1;
@@ -83,7 +70,7 @@ inline void AccumulateBytes(int pairs, const int16_t* a, size_t lda, const uint8
       const int32_t a0 = a[static_cast<size_t>(r) * lda + 2 * p];
       const int32_t a1 = a[static_cast<size_t>(r) * lda + 2 * p + 1];
       // Wrapping like the vector variants' int32 lanes (no C++ overflow).
-      for (int j = 0; j < kPanelWidth; ++j) {
+      for (int j = 0; j < kQPanelWidth; ++j) {
         acc[r][j] = static_cast<int32_t>(static_cast<uint32_t>(acc[r][j]) + static_cast<uint32_t>(a0 * w0[j] + a1 * w1[j]));
       }
     }
@@ -100,21 +87,21 @@ template <int MR>
 void Tile(int m0, const int16_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& q, uint8_t* c, size_t ldc,
           int n_begin, int n_end) {
   (void)m0;
-  int32_t acc[MR][kPanelWidth];
+  int32_t acc[MR][kQPanelWidth];
   int32_t sums[MR] = {};
   if (w.bytes) {
-    for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r) * lda, RowStride(w.k));
+    for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r) * lda, QRowStride(w.k));
   }
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
     const size_t offset = static_cast<size_t>(panel) * w.pairs * 32;
     if (w.bytes) {
       AccumulateBytes<MR>(w.pairs, a, lda, w.packed8 + offset, w.signed_bytes, w.bias + col0, w.zp + col0, sums, acc);
     } else {
       Accumulate<MR>(w.pairs, a, lda, w.packed + offset, w.bias + col0, acc);
     }
-    const int cols = MinI(kPanelWidth, n_end - n0);
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     for (int r = 0; r < MR; ++r) {
       uint8_t* out = c + static_cast<size_t>(r) * ldc + n0;
       for (int j = 0; j < cols; ++j) out[j] = Requantize(acc[r][j], w.scale[col0 + j], q);
@@ -122,8 +109,10 @@ void Tile(int m0, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
   }
 }
 
+}  // namespace
+
 void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst) {
-  const size_t stride = RowStride(k);
+  const size_t stride = QRowStride(k);
   for (int r = 0; r < rows; ++r) {
     const uint8_t* s = src + static_cast<size_t>(r) * src_stride;
     int16_t* d = dst + static_cast<size_t>(r) * stride;
@@ -146,25 +135,17 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
 
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc, int n_begin,
               int n_end) {
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
-    const int cols = MinI(kPanelWidth, n_end - n0);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     for (int r = 0; r < m; ++r) {
-      int32_t acc[1][kPanelWidth];
+      int32_t acc[1][kQPanelWidth];
       Accumulate<1>(w.pairs, a + static_cast<size_t>(r) * lda, lda, w.packed + static_cast<size_t>(panel) * w.pairs * 32,
                     w.bias + col0, acc);
       std::memcpy(c + static_cast<size_t>(r) * ldc + (n0 - n_begin), acc[0], static_cast<size_t>(cols) * sizeof(int32_t));
     }
   }
-}
-
-}  // namespace
-
-void FillQGemmKernels(CpuKernels* k) {
-  k->q_widen_rows = QWidenRows;
-  k->qgemm = QGemm;
-  k->qgemm_acc = QGemmAcc;
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS

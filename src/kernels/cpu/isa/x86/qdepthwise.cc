@@ -5,7 +5,8 @@
 
 #include <cstring>
 
-#include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/isa/multi/variants.h"
+#include "src/kernels/cpu/isa/x86/dot_pairs.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
@@ -145,13 +146,6 @@ void RunPixel(const QDepthwiseJob& j, int b, int oy, int ox, const uint8_t** tap
 }
 
 #if defined(__AVX512BW__)
-inline __m512i DotPairs512(__m512i acc, __m512i a, __m512i w) {
-#if defined(__AVX512VNNI__)
-  return _mm512_dpwssd_epi32(acc, a, w);
-#else
-  return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w));
-#endif
-}
 inline __m512i Concat(const void* lo, const void* hi) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_load_si256(static_cast<const __m256i*>(lo))),
                             _mm256_load_si256(static_cast<const __m256i*>(hi)), 1);
@@ -194,8 +188,8 @@ void RunTwoBlocks3x3(const QDepthwiseJob& j, const uint8_t* const* tap, size_t f
     for (int p = 0; p < 5; ++p) {
       const __m512i x0 = load(2 * p);
       const __m512i x1 = p < 4 ? load(2 * p + 1) : x0;  // the tenth tap's weights are zero
-      acc_a = DotPairs512(acc_a, _mm512_unpacklo_epi16(x0, x1), w[2 * p]);
-      acc_b = DotPairs512(acc_b, _mm512_unpackhi_epi16(x0, x1), w[2 * p + 1]);
+      acc_a = DotPairs(acc_a, _mm512_unpacklo_epi16(x0, x1), w[2 * p]);
+      acc_b = DotPairs(acc_b, _mm512_unpackhi_epi16(x0, x1), w[2 * p + 1]);
     }
     __m512 fa = _mm512_mul_ps(_mm512_cvtepi32_ps(acc_a), sa);
     __m512 fb = _mm512_mul_ps(_mm512_cvtepi32_ps(acc_b), sb);
@@ -303,7 +297,5 @@ void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps) 
   for (int ox = j.interior_end; ox < j.out_w; ++ox) RunPixel(j, b, oy, ox, taps, &k);
 }
 
-
-void FillQDepthwiseKernels(CpuKernels* k) { k->qdepthwise_row = QDepthwiseRow; }
 
 }  // namespace relite::cpu::RELITE_ISA_NS

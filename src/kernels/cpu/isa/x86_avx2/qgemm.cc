@@ -5,18 +5,17 @@
 #include <cstring>
 #include <type_traits>
 
-#include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/isa/multi/variants.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
 
-constexpr int kPanelWidth = 16;
 constexpr int kTileRows = 6;
-inline int MinI(int a, int b) { return a < b ? a : b; }
-inline size_t RowStride(int k) { return static_cast<size_t>((k + 1) / 2) * 2; }
+
+}  // namespace
 
 void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst) {
-  const size_t stride = RowStride(k);
+  const size_t stride = QRowStride(k);
   const __m128i mask = _mm_set1_epi8(static_cast<char>(xor_mask));
   for (int r = 0; r < rows; ++r) {
     const uint8_t* s = src + static_cast<size_t>(r) * src_stride;
@@ -30,6 +29,8 @@ void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t 
     if (k & 1) d[k] = 0;
   }
 }
+
+namespace {
 
 // Calls tile(std::integral_constant<int, MR>{}, r) for the row blocks
 // [r, r + MR) that cover [0, m): full tiles of kTileRows, then the rest.
@@ -108,7 +109,7 @@ inline __m128i RequantizeTile(__m256i acc0, __m256i acc1, __m256 s0, __m256 s1, 
 
 // The first `cols` of 16 bytes to dst (whole 16- and 8-byte runs in one store).
 inline void StoreColumns(__m128i bytes, int cols, uint8_t* dst) {
-  if (cols == kPanelWidth) {
+  if (cols == kQPanelWidth) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
   } else if (cols == 8) {
     _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
@@ -135,7 +136,7 @@ void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, 
                  uint8_t* c, size_t ldc, int cols) {
   __m256i acc[MR][2];
   const int16_t* wp = w.packed + static_cast<size_t>(panel) * pairs * 32;
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   Accumulate<MR>(pairs, a, lda, wp, w.bias + col0, acc);
   StoreTile<MR>(acc, w, col0, q, c, ldc, cols);
 }
@@ -146,7 +147,7 @@ template <int MR>
 void TileRequantHalf(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int panel, const Requant& q,
                      uint8_t* c, size_t ldc, int cols) {
   const int16_t* wp = w.packed + static_cast<size_t>(panel) * pairs * 32;
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   __m256i acc[MR];
   const int32_t* rows[MR];
   const __m256i bias = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias + col0));
@@ -179,7 +180,7 @@ template <int MR, bool kSigned>
 void TileRequantBytes(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int panel, const Requant& q,
                       const int32_t* row_sums, uint8_t* c, size_t ldc, int cols) {
   const uint8_t* wp = w.packed8 + static_cast<size_t>(panel) * pairs * 32;
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias + col0));
   const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias + col0 + 8));
   const __m256i z0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.zp + col0));
@@ -222,14 +223,14 @@ int32_t RowSum(const int16_t* a, size_t n) {
 template <bool kSigned>
 void QGemmBytes(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const Requant& q, uint8_t* c, size_t ldc,
                 int n_begin, int n_end) {
-  const size_t row_values = RowStride(w.k);
+  const size_t row_values = QRowStride(w.k);
   ForEachRowTile(m, [&](auto rows, int r0) {
     constexpr int MR = decltype(rows)::value;
     int32_t sums[MR];
     for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r0 + r) * lda, row_values);
-    for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-      TileRequantBytes<MR, kSigned>(w.pairs, a + static_cast<size_t>(r0) * lda, lda, w, n0 / kPanelWidth, q, sums,
-                                    c + static_cast<size_t>(r0) * ldc + n0, ldc, MinI(kPanelWidth, n_end - n0));
+    for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+      TileRequantBytes<MR, kSigned>(w.pairs, a + static_cast<size_t>(r0) * lda, lda, w, n0 / kQPanelWidth, q, sums,
+                                    c + static_cast<size_t>(r0) * ldc + n0, ldc, MinI(kQPanelWidth, n_end - n0));
     }
   });
 }
@@ -239,7 +240,7 @@ void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int 
              int cols) {
   __m256i acc[MR][2];
   const int16_t* wp = w.packed + static_cast<size_t>(panel) * pairs * 32;
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   Accumulate<MR>(pairs, a, lda, wp, w.bias + col0, acc);
   for (int r = 0; r < MR; ++r) {
     alignas(32) int32_t tmp[16];
@@ -248,6 +249,8 @@ void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int 
     std::memcpy(c + static_cast<size_t>(r) * ldc, tmp, static_cast<size_t>(cols) * sizeof(int32_t));
   }
 }
+
+}  // namespace
 
 void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c, size_t ldc,
            int n_begin, int n_end) {
@@ -265,9 +268,9 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
     return;
   }
   const int pairs = w.pairs;
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const int cols = MinI(kPanelWidth, n_end - n0);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     ForEachRowTile(m, [&](auto rows, int r) {
       constexpr int MR = decltype(rows)::value;
       const int16_t* ar = a + static_cast<size_t>(r) * lda;
@@ -284,9 +287,9 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc, int n_begin,
               int n_end) {
   const int pairs = w.pairs;
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const int cols = MinI(kPanelWidth, n_end - n0);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     for (int r = 0; r < m; r += 4) {
       const int rows = MinI(4, m - r);
       const int16_t* ar = a + r * lda;
@@ -301,13 +304,5 @@ void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t
   }
 }
 
-
-}  // namespace
-
-void FillQGemmKernels(CpuKernels* k) {
-  k->q_widen_rows = QWidenRows;
-  k->qgemm = QGemm;
-  k->qgemm_acc = QGemmAcc;
-}
 
 }  // namespace relite::cpu::RELITE_ISA_NS

@@ -10,30 +10,13 @@
 #include <cstring>
 #include <utility>
 
-#include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/isa/multi/variants.h"
+#include "src/kernels/cpu/isa/x86/dot_pairs.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
 
-constexpr int kPanelWidth = 16;
 constexpr int kTileRows = 12;
-inline int MinI(int a, int b) { return a < b ? a : b; }
-inline size_t RowStride(int k) { return static_cast<size_t>((k + 1) / 2) * 2; }
-
-inline __m512i DotPairs(__m512i acc, __m512i a, __m512i w) {
-#if defined(__AVX512VNNI__)
-  return _mm512_dpwssd_epi32(acc, a, w);
-#else
-  return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w));
-#endif
-}
-inline __m256i DotPairs(__m256i acc, __m256i a, __m256i w) {
-#if defined(__AVX512VNNI__)
-  return _mm256_dpwssd_epi32(acc, a, w);
-#else
-  return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w));
-#endif
-}
 
 inline int32_t LoadPair(const int16_t* row, int p) {
   int32_t pair;
@@ -57,7 +40,7 @@ inline void StoreRequantized(__m512i acc, __m512 scale, const Requant& q, uint8_
   f = _mm512_mask_min_ps(f, static_cast<__mmask16>(0xFFFF), f, q.hi);
   const __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(f), q.zp);
   const __m128i bytes = _mm512_cvtepi32_epi8(i);
-  if (cols == kPanelWidth) {
+  if (cols == kQPanelWidth) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
   } else {
     _mm_mask_storeu_epi8(dst, ColumnMask(cols), bytes);
@@ -69,7 +52,7 @@ inline void StoreRequantized(__m512i acc, __m512 scale, const Requant& q, uint8_
 template <int MR, bool kBytes, bool kSigned>
 inline void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int panel, const Requant& q,
                         const int32_t* row_sums, uint8_t* c, size_t ldc, int cols) {
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   const __m512i bias = _mm512_load_si512(w.bias + col0);
   __m512i acc[MR];
   if constexpr (kBytes) {
@@ -125,7 +108,7 @@ inline void TileRequant(int pairs, const int16_t* a, size_t lda, const QGemmPane
 template <int MR>
 inline void TileRequantHalf(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int panel,
                             const Requant& q, uint8_t* c, size_t ldc, int cols) {
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   const __m256i bias = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.bias + col0));
   __m256i acc[MR];
   const int16_t* rows[MR];
@@ -160,11 +143,11 @@ void RowBlock(const int16_t* a, size_t lda, const QGemmPanels& w, const Requant&
               int n_begin, int n_end) {
   int32_t sums[MR] = {};
   if (w.bytes) {
-    for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r) * lda, RowStride(w.k));
+    for (int r = 0; r < MR; ++r) sums[r] = RowSum(a + static_cast<size_t>(r) * lda, QRowStride(w.k));
   }
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const int cols = MinI(kPanelWidth, n_end - n0);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     uint8_t* cr = c + n0;
     if (w.bytes) {
       if (w.signed_bytes) {
@@ -187,8 +170,10 @@ constexpr auto MakeRowBlocks(std::integer_sequence<int, kRows...>) {
 }
 constexpr auto kRowBlocks = MakeRowBlocks(std::make_integer_sequence<int, kTileRows>{});
 
+}  // namespace
+
 void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst) {
-  const size_t stride = RowStride(k);
+  const size_t stride = QRowStride(k);
   const __m256i mask = _mm256_set1_epi8(static_cast<char>(xor_mask));
   for (int r = 0; r < rows; ++r) {
     const uint8_t* s = src + static_cast<size_t>(r) * src_stride;
@@ -224,8 +209,8 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
     return;
   }
   // Panels outer: a panel's weights stay in L1 while the row tiles stream.
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int n1 = MinI(n_end, n0 + kPanelWidth);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int n1 = MinI(n_end, n0 + kQPanelWidth);
     int r = 0;
     for (; r + kTileRows <= m; r += kTileRows) {
       kRowBlocks[kTileRows - 1](a + static_cast<size_t>(r) * lda, lda, w, q, c + static_cast<size_t>(r) * ldc, ldc,
@@ -238,10 +223,12 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
   }
 }
 
+namespace {
+
 template <int MR>
 void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int panel, int32_t* c, size_t ldc,
              int cols) {
-  const size_t col0 = static_cast<size_t>(panel) * kPanelWidth;
+  const size_t col0 = static_cast<size_t>(panel) * kQPanelWidth;
   __m512i acc[MR];
   for (int r = 0; r < MR; ++r) acc[r] = _mm512_load_si512(w.bias + col0);
   const int16_t* wp = w.packed + static_cast<size_t>(panel) * pairs * 32;
@@ -254,11 +241,13 @@ void TileAcc(int pairs, const int16_t* a, size_t lda, const QGemmPanels& w, int 
   for (int r = 0; r < MR; ++r) _mm512_mask_storeu_epi32(c + static_cast<size_t>(r) * ldc, ColumnMask(cols), acc[r]);
 }
 
+}  // namespace
+
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc, int n_begin,
               int n_end) {
-  for (int n0 = n_begin; n0 < n_end; n0 += kPanelWidth) {
-    const int panel = n0 / kPanelWidth;
-    const int cols = MinI(kPanelWidth, n_end - n0);
+  for (int n0 = n_begin; n0 < n_end; n0 += kQPanelWidth) {
+    const int panel = n0 / kQPanelWidth;
+    const int cols = MinI(kQPanelWidth, n_end - n0);
     for (int r = 0; r < m; r += 4) {
       const int16_t* ar = a + r * lda;
       int32_t* cr = c + r * ldc + (n0 - n_begin);
@@ -270,14 +259,6 @@ void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t
       }
     }
   }
-}
-
-}  // namespace
-
-void FillQGemmKernels(CpuKernels* k) {
-  k->q_widen_rows = QWidenRows;
-  k->qgemm = QGemm;
-  k->qgemm_acc = QGemmAcc;
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS
