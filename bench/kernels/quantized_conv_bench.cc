@@ -104,6 +104,49 @@ BENCHMARK(BM_QuantizedConv2D)
     ->Args({1, 1, 1024, 1001, 1, 1, 2})
     ->UseRealTime();
 
+// int8 activations with per-channel int8 weights (zero point 0), as TF2's
+// post-training quantization writes them (tf2_mobilenet_v2_1.0_224_ptq).
+// Args: H, W, Cin, Cout, K, stride, threads.
+void BM_QuantizedConv2DInt8(benchmark::State& state) {
+  const int h = static_cast<int>(state.range(0)), w = static_cast<int>(state.range(1));
+  const int cin = static_cast<int>(state.range(2)), cout = static_cast<int>(state.range(3));
+  const int k = static_cast<int>(state.range(4)), stride = static_cast<int>(state.range(5));
+  const int threads = static_cast<int>(state.range(6));
+  const int oh = (h + stride - 1) / stride, ow = (w + stride - 1) / stride;
+  ModelWriter mw("int8 conv bench");
+  const int in = mw.AddTensor(DataType::kInt8, {1, h, w, cin}, "in", PerTensor(0.0235f, -128));
+  Quantization wq;
+  for (int o = 0; o < cout; ++o) {
+    wq.scale.push_back(0.01f + 0.0001f * static_cast<float>(o % 7));
+    wq.zero_point.push_back(0);
+  }
+  wq.quantized_dimension = 0;
+  std::vector<uint8_t> weights = RandomBytes(static_cast<size_t>(cout) * k * k * cin, 1);
+  for (auto& b : weights) b = b == 0x80 ? 0x81 : b;  // int8 weights are in [-127, 127]
+  const int filter = mw.AddConstant(DataType::kInt8, {cout, k, k, cin}, "filter", weights, wq);
+  Quantization bq;
+  for (float s : wq.scale) {
+    bq.scale.push_back(s * 0.0235f);
+    bq.zero_point.push_back(0);
+  }
+  const int bias = mw.AddConstantOf<int32_t>({cout}, "bias", std::vector<int32_t>(static_cast<size_t>(cout), 100), bq);
+  const int out = mw.AddTensor(DataType::kInt8, {1, oh, ow, cout}, "out", PerTensor(0.05f, -128));
+  writer::Conv2DOptions options;
+  options.stride_w = options.stride_h = stride;
+  options.activation = writer::Activation::kRelu6;
+  mw.AddOp(BuiltinOp::kConv2D, {in, filter, bias}, {out}, options);
+  RunOneOp(state, mw, in, out, threads, static_cast<double>(oh) * ow * cout * k * k * cin);
+}
+BENCHMARK(BM_QuantizedConv2DInt8)
+    ->ArgNames({"h", "w", "cin", "cout", "k", "s", "threads"})
+    ->Args({224, 224, 3, 32, 3, 2, 1})    // tf2 mobilenet_v2 first layer
+    ->Args({112, 112, 16, 96, 1, 1, 1})   // expansion, K = 16
+    ->Args({56, 56, 24, 144, 1, 1, 1})    // expansion, K = 24
+    ->Args({56, 56, 144, 24, 1, 1, 1})    // projection
+    ->Args({14, 14, 576, 96, 1, 1, 1})
+    ->Args({7, 7, 320, 1280, 1, 1, 1})    // last 1x1: the weights are the traffic
+    ->UseRealTime();
+
 // Args: H, W, C, K, stride, threads.
 void BM_QuantizedDepthwiseConv2D(benchmark::State& state) {
   const int h = static_cast<int>(state.range(0)), w = static_cast<int>(state.range(1));

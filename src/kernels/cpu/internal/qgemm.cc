@@ -3,31 +3,86 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 
+QGemmLayout QGemmLayoutFor(int64_t rows) {
+  if (Kernels().qgemm_quads != nullptr) return QGemmLayout::kQuads;
+  return QGemmPrefersBytes(rows) ? QGemmLayout::kBytes : QGemmLayout::kPairs;
+}
+
+namespace {
+
+// kQuads: panel p, quad j holds 16 columns x 4 int8 (k = 4j..4j+3).
+bool PackQuads(const uint8_t* bytes, bool is_signed, int n, int k, size_t row_stride, const int32_t* w_zp,
+               bool w_zp_per_row, QGemmWeights* out) {
+  if (Kernels().qgemm_quads == nullptr) return false;
+  out->quads_fn = Kernels().qgemm_quads;
+  out->quads = static_cast<int>((static_cast<int64_t>(k) + 3) / 4);
+  const size_t cols = static_cast<size_t>(out->panels) * kQGemmPanelWidth;
+  const size_t values = cols * static_cast<size_t>(out->quads) * 4;
+  out->packed4.Resize(values);
+  if (out->packed4.data() == nullptr) return false;
+  uint8_t* packed = out->packed4.data();
+  std::memset(packed, 0, values);
+  bool any_coef = false;
+  std::vector<int32_t> coef(cols, 0);
+  for (int col = 0; col < n; ++col) {
+    const int32_t zp = w_zp_per_row ? w_zp[col] : w_zp[0];
+    coef[static_cast<size_t>(col)] = is_signed ? -zp : 128 - zp;
+    any_coef = any_coef || coef[static_cast<size_t>(col)] != 0;
+    const uint8_t* row = bytes + static_cast<size_t>(col) * row_stride;
+    uint8_t* at = packed + static_cast<size_t>(col / kQGemmPanelWidth) * out->quads * 64 +
+                  static_cast<size_t>(col % kQGemmPanelWidth) * 4;
+    const uint8_t to_signed = is_signed ? 0x00 : 0x80;  // uint8 W - 128 as int8
+    for (int i = 0; i < k; ++i) at[static_cast<size_t>(i / 4) * 64 + (i & 3)] = static_cast<uint8_t>(row[i] ^ to_signed);
+  }
+  out->sum_coef.Resize(any_coef ? cols : 0);
+  if (any_coef) {
+    if (out->sum_coef.data() == nullptr) return false;
+    std::memcpy(out->sum_coef.data(), coef.data(), cols * sizeof(int32_t));
+  }
+  return true;
+}
+
+}  // namespace
+
 bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
                   bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
-                  QGemmWeights* out, bool as_bytes) {
+                  QGemmWeights* out, QGemmLayout layout) {
   out->n = n;
   out->k = k;
   out->pairs = QGemmPairs(k);
   out->panels = (n + kQGemmPanelWidth - 1) / kQGemmPanelWidth;
+  out->layout = layout;
   const bool is_signed = w_type == DataType::kInt8;
+  const bool as_bytes = layout == QGemmLayout::kBytes;
+  const bool as_pairs = layout == QGemmLayout::kPairs;
   out->bytes = as_bytes;
   out->signed_bytes = is_signed;
   const size_t cols = static_cast<size_t>(out->panels) * kQGemmPanelWidth;
   const size_t values = cols * static_cast<size_t>(out->pairs) * 2;
-  // The unused form keeps a minimal allocation.
-  out->packed.Resize(as_bytes ? 0 : values);
+  // The unused forms keep a minimal allocation.
+  out->packed.Resize(as_pairs ? values : 0);
   out->packed8.Resize(as_bytes ? values : 0);
   out->zp.Resize(as_bytes ? cols : 0);
   out->bias.Resize(cols);
   out->scale.Resize(cols);
+  if (layout != QGemmLayout::kQuads) {
+    out->quads = 0;
+    out->packed4.Resize(0);
+    out->sum_coef.Resize(0);
+    out->quads_fn = nullptr;
+  }
   if (out->packed.data() == nullptr || out->packed8.data() == nullptr || out->zp.data() == nullptr ||
       out->bias.data() == nullptr || out->scale.data() == nullptr) {
+    return false;
+  }
+  const auto* bytes = static_cast<const uint8_t*>(w);
+  if (layout == QGemmLayout::kQuads && !PackQuads(bytes, is_signed, n, k, row_stride, w_zp, w_zp_per_row, out)) {
     return false;
   }
   int16_t* packed = out->packed.data();
@@ -35,10 +90,9 @@ bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_strid
   if (as_bytes) {
     std::memset(packed8, 0, values);
     std::memset(out->zp.data(), 0, cols * sizeof(int32_t));
-  } else {
+  } else if (as_pairs) {
     std::memset(packed, 0, values * sizeof(int16_t));
   }
-  const auto* bytes = static_cast<const uint8_t*>(w);
   for (size_t col = 0; col < cols; ++col) {
     if (col >= static_cast<size_t>(n)) {
       out->bias.data()[col] = 0;
@@ -56,7 +110,7 @@ bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_strid
       const size_t pos = at + static_cast<size_t>(i / 2) * 32 + (i & 1);
       if (as_bytes) {
         packed8[pos] = row[i];
-      } else {
+      } else if (as_pairs) {
         packed[pos] = static_cast<int16_t>(v);
       }
       sum += v;
@@ -84,6 +138,9 @@ QGemmPanels View(const QGemmWeights& w) {
   v.zp = w.zp.data();
   v.bias = w.bias.data();
   v.scale = w.scale.data();
+  v.quads = w.quads;
+  v.packed4 = w.packed4.data();
+  v.sum_coef = w.sum_coef.size() > 0 ? w.sum_coef.data() : nullptr;
   return v;
 }
 
@@ -101,6 +158,39 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGe
   q.qmax = out.qmax;
   q.is_signed = out.type == DataType::kInt8;
   Kernels().qgemm(m, a, lda, View(w), q, c, ldc, n_begin, n_end);
+}
+
+void QCopyRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, uint8_t* dst) {
+  const size_t stride = QGemmQuadRowStride(k);
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* s = src + static_cast<size_t>(r) * src_stride;
+    uint8_t* d = dst + static_cast<size_t>(r) * stride;
+    if (xor_mask == 0) {
+      std::memcpy(d, s, static_cast<size_t>(k));
+    } else {
+      // 8 at a time: a byte loop between two uint8_t pointers stays scalar.
+      const uint64_t mask8 = 0x0101010101010101ull * xor_mask;
+      int i = 0;
+      for (; i + 8 <= k; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, s + i, 8);
+        v ^= mask8;
+        std::memcpy(d + i, &v, 8);
+      }
+      for (; i < k; ++i) d[i] = static_cast<uint8_t>(s[i] ^ xor_mask);
+    }
+    for (size_t i = static_cast<size_t>(k); i < stride; ++i) d[i] = 0;
+  }
+}
+
+void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c,
+                size_t ldc, int n_begin, int n_end) {
+  QGemmRequant q;
+  q.zero_point = out.zero_point;
+  q.qmin = out.qmin;
+  q.qmax = out.qmax;
+  q.is_signed = out.type == DataType::kInt8;
+  w.quads_fn(m, a, lda, View(w), q, c, ldc, n_begin, n_end);
 }
 
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmWeights& w, int32_t* c, size_t ldc, int n_begin,

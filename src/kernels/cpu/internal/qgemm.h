@@ -10,6 +10,15 @@
 //   sum_k (a - zp) * w = sum_k a * w - zp * sum_k w.
 // A padded tap therefore holds the (biased) zero point, not 0.
 //
+// Where the CPU has a 4-byte dot product (vpdpbusd: unsigned bytes times
+// signed bytes), the requantized product runs on bytes instead (the quads
+// layout): activation rows stay bytes (0..255 as above, k padded with zeros
+// to a multiple of 4) and the weights are stored as int8 q, 4 per lane:
+// q = W for int8 weights, W - 128 for uint8 ones, so that
+//   sum_k a * (W - w_zp) = sum_k a * q + coef[n] * sum_k a,
+//   coef[n] = -w_zp (int8) or 128 - w_zp (uint8),
+// the row sums being taken only where some coef is not zero.
+//
 // The result is requantized the XNNPACK way ("fp32"): float(acc) * scale[n],
 // clamped to [qmin - zp, qmax - zp], rounded to nearest even, plus zp.
 #pragma once
@@ -21,6 +30,7 @@
 #include <vector>
 
 #include "relite/kernel.h"
+#include "src/kernels/cpu/isa/kernel_table.h"
 
 namespace relite::cpu {
 
@@ -57,6 +67,17 @@ inline size_t QGemmRowStride(int k) { return static_cast<size_t>(QGemmPairs(k)) 
 // XOR mask that maps an activation byte to 0..255 (0x80 for int8).
 inline uint8_t QGemmInputBias(DataType type) { return type == DataType::kInt8 ? 0x80 : 0x00; }
 
+// How QPackWeights lays out the weights.
+enum class QGemmLayout {
+  kPairs,  // int16 W - w_zp in k-pairs (QGemm, QGemmAcc)
+  kBytes,  // raw W in k-pairs, widened on the fly (QGemm; one- or two-row products)
+  kQuads,  // int8 q in k-quads (QGemmQuads; only where the CPU has the instruction)
+};
+
+// The layout for a requantized product (QGemm or QGemmQuads) of `rows` rows
+// with the active kernels: quads where they have the byte dot product.
+QGemmLayout QGemmLayoutFor(int64_t rows);
+
 // Packed weights with their folded bias and per-column requantization scale.
 //
 // For products of one or two rows (a fully connected layer at batch 1, a
@@ -74,6 +95,13 @@ struct QGemmWeights {
   AlignedArray<int32_t> zp;      // panels * 16: w_zp per column (with packed8)
   AlignedArray<int32_t> bias;    // panels * 16: bias[n] - a_zp * sum_k (W - w_zp)
   AlignedArray<float> scale;     // panels * 16
+  // kQuads: panels * quads * 64 int8 q, and coef per column (empty when all
+  // are zero); the product is run by the kernels chosen when packing.
+  QGemmLayout layout = QGemmLayout::kPairs;
+  int quads = 0;
+  AlignedArray<uint8_t> packed4;
+  AlignedArray<int32_t> sum_coef;
+  QGemmQuadsFn quads_fn = nullptr;
   const void* packed_from = nullptr;
 };
 
@@ -82,11 +110,12 @@ struct QGemmWeights {
 // `w_zp_per_row` is false). `bias` (n int32) may be null. `a_zp` is the
 // activation zero point after the int8 bias (zp + 128 for int8). `scale` is
 // one float per row (or one for all when `scale_per_row` is false).
-// `as_bytes` packs the raw bytes (see QGemmWeights; only QGemm reads them,
-// not QGemmAcc). Returns false when out of memory.
+// `layout` says how (QGemmLayout; QGemmAcc reads only kPairs). Returns false
+// when out of memory, or for kQuads where the active kernels have no
+// QGemmQuads.
 bool QPackWeights(const void* w, DataType w_type, int n, int k, size_t row_stride, const int32_t* w_zp,
                   bool w_zp_per_row, const int32_t* bias, int32_t a_zp, const float* scale, bool scale_per_row,
-                  QGemmWeights* out, bool as_bytes = false);
+                  QGemmWeights* out, QGemmLayout layout = QGemmLayout::kPairs);
 
 // Whether a product of `rows` rows should use byte-packed weights.
 inline bool QGemmPrefersBytes(int64_t rows) { return rows <= 2; }
@@ -106,6 +135,19 @@ void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t 
 // multiple of kQGemmPanelWidth. Single-threaded.
 void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c, size_t ldc,
            int n_begin, int n_end);
+
+// Bytes of one activation row in the quads layout (k rounded up to 4).
+inline size_t QGemmQuadRowStride(int k) { return (static_cast<size_t>(k) + 3) / 4 * 4; }
+
+// Copies `rows` rows of k activation bytes into rows of QGemmQuadRowStride(k)
+// bytes, XOR-ing each with `xor_mask` and zeroing the padding.
+void QCopyRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, uint8_t* dst);
+
+// QGemm for weights packed as kQuads, on byte rows (row stride lda bytes, at
+// least k, a multiple of 4 unless k is; the bytes past k in a row's last
+// quad must be zero).
+void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmWeights& w, const QGemmOutput& out, uint8_t* c,
+                size_t ldc, int n_begin, int n_end);
 
 // Raw int32 accumulators (bias included) instead of requantized bytes (int16
 // panels only):

@@ -74,6 +74,12 @@ struct QGemmPanels {
   const int32_t* zp = nullptr;
   const int32_t* bias = nullptr;
   const float* scale = nullptr;
+  // The quads layout (QGemmQuadsFn): per panel, per quad of k, 16 columns x
+  // 4 int8; sum_coef (16 per panel, or null when all are zero) multiplies
+  // each row's byte sum.
+  int quads = 0;
+  const uint8_t* packed4 = nullptr;
+  const int32_t* sum_coef = nullptr;
 };
 struct QGemmRequant {
   int32_t zero_point = 0;
@@ -86,6 +92,10 @@ using QGemmFn = void (*)(int m, const int16_t* a, size_t lda, const QGemmPanels&
                          uint8_t* c, size_t ldc, int n_begin, int n_end);
 using QGemmAccFn = void (*)(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc,
                             int n_begin, int n_end);
+// QGemm on byte rows (row stride lda bytes, k padded with zeros to quads)
+// and quad-packed weights, for ISAs with a 4-byte dot product instruction.
+using QGemmQuadsFn = void (*)(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out,
+                              uint8_t* c, size_t ldc, int n_begin, int n_end);
 
 // One output row of an 8-bit DEPTHWISE_CONV_2D (uint8, or int8 read with
 // XOR 0x80 as 0..255), with the weights the op kernel packed (see
@@ -200,6 +210,7 @@ struct CpuKernels {
   QWidenRowsFn q_widen_rows = nullptr;
   QGemmFn qgemm = nullptr;
   QGemmAccFn qgemm_acc = nullptr;
+  QGemmQuadsFn qgemm_quads = nullptr;  // null where the ISA has no byte dot product
   QDepthwiseRowFn qdepthwise_row = nullptr;
 };
 

@@ -39,7 +39,22 @@ inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, int16_t* dst) {
   for (int i = 0; i < n; ++i) dst[i] = static_cast<int16_t>(static_cast<uint8_t>(src[i] ^ mask));
 }
 
-inline void FillInt16(int16_t* dst, int n, int16_t v) {
+// The same as bytes (the quads layout's rows), 8 at a time: a byte loop
+// between two uint8_t pointers stays scalar (they may alias).
+inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, uint8_t* dst) {
+  const uint64_t mask8 = 0x0101010101010101ull * mask;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, src + i, 8);
+    v ^= mask8;
+    std::memcpy(dst + i, &v, 8);
+  }
+  for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ mask);
+}
+
+template <typename T>
+inline void FillValue(T* dst, int n, T v) {
   for (int i = 0; i < n; ++i) dst[i] = v;
 }
 
@@ -52,7 +67,9 @@ class QuantizedConv2DKernel final : public Kernel {
   Status Eval(KernelContext& ctx) override;
 
  private:
-  void Im2col(const uint8_t* input, int g, int m0, int m1, int16_t* rows) const;
+  // Rows of int16 (pairs layouts) or of bytes (quads), row stride `row_stride`.
+  template <typename T>
+  void Im2col(const uint8_t* input, int g, int m0, int m1, size_t row_stride, T* rows) const;
   void RunSlot(const uint8_t* input, uint8_t* output, char* scratch, int active, int slot) const;
   void EvalInt16(KernelContext& ctx) const;
 
@@ -68,6 +85,8 @@ class QuantizedConv2DKernel final : public Kernel {
   int depth_ = 0, rows_ = 0;
   int pad_top_ = 0, pad_left_ = 0;
   bool pointwise_ = false;
+  bool quads_ = false;         // weights packed as QGemmLayout::kQuads
+  bool direct_rows_ = false;   // quads reading the input rows in place
   uint8_t xor_mask_ = 0;
   int16_t pad_value_ = 0;
   std::vector<QGemmWeights> packed_;  // one per group
@@ -152,12 +171,15 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   const size_t row_stride = QGemmRowStride(depth_);
   const int max_rows = static_cast<int>(std::clamp<size_t>(kBlockElements / row_stride, kQGemmTileRows, kMaxRowsPerTask));
   partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
+  const QGemmLayout layout = QGemmLayoutFor(rows_);
+  quads_ = layout == QGemmLayout::kQuads;
+  direct_rows_ = quads_ && pointwise_ && groups_ == 1 && xor_mask_ == 0 && depth_ % 4 == 0;
+  const size_t row_bytes = quads_ ? QGemmQuadRowStride(depth_) : row_stride * sizeof(int16_t);
   // + 64 for the alignment, + 32 for the last row's short-filter-row spill (Im2col).
-  slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_stride * sizeof(int16_t) + 64 + 32;
+  slot_bytes_ = direct_rows_ ? 0 : static_cast<size_t>(partition_.rows_per_task) * row_bytes + 64 + 32;
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_);
 
-  const bool as_bytes = QGemmPrefersBytes(rows_);
-  if (packed_from_ != filter.data || packed_.empty() || packed_[0].bytes != as_bytes) {
+  if (packed_from_ != filter.data || packed_.empty() || packed_[0].layout != layout) {
     const std::vector<float> scales = XnnScales(in_q_.scale, w_q_.scale, out_q_.scale);
     packed_.resize(static_cast<size_t>(groups_));
     const auto* w = static_cast<const uint8_t*>(filter.data);
@@ -166,7 +188,7 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
       const size_t o0 = static_cast<size_t>(g) * group_out_c_;
       if (!QPackWeights(w + o0 * depth_, filter.type, group_out_c_, depth_, static_cast<size_t>(depth_),
                         w_q_.zero_point.data() + o0, true, b != nullptr ? b + o0 : nullptr, a_zp, scales.data() + o0,
-                        true, &packed_[static_cast<size_t>(g)], as_bytes)) {
+                        true, &packed_[static_cast<size_t>(g)], layout)) {
         return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
       }
     }
@@ -175,10 +197,11 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   return Status::Ok();
 }
 
-void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, int16_t* rows) const {
+template <typename T>
+void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, size_t row_stride, T* rows) const {
   const int sh = params_.stride_h, sw = params_.stride_w;
   const int dh = params_.dilation_h, dw = params_.dilation_w;
-  const size_t row_stride = QGemmRowStride(depth_);
+  const T pad = static_cast<T>(pad_value_);
   const size_t image_bytes = static_cast<size_t>(in_h_) * in_w_ * in_c_;
   const int tap = group_in_c_;
   const int filter_row = filter_w_ * group_in_c_;
@@ -192,8 +215,8 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
   // the next pixel's row, or the scratch's slack) is written afterwards.
   const bool short_rows = filter_row < 16;
   for (int m = m0; m < m1; ++m) {
-    int16_t* const row = rows + static_cast<size_t>(m - m0) * row_stride;
-    int16_t* dst = row;
+    T* const row = rows + static_cast<size_t>(m - m0) * row_stride;
+    T* dst = row;
     const uint8_t* image = channel_base + static_cast<size_t>(b) * image_bytes;
     const int iy0 = oy * sh - pad_top_;
     const int ix0 = ox * sw - pad_left_;
@@ -201,7 +224,7 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
     for (int ky = 0; ky < filter_h_; ++ky, dst += filter_row) {
       const int iy = iy0 + ky * dh;
       if (iy < 0 || iy >= in_h_) {
-        FillInt16(dst, filter_row, pad_value_);
+        FillValue(dst, filter_row, pad);
         continue;
       }
       const uint8_t* src_row = image + static_cast<size_t>(iy) * in_w_ * in_c_;
@@ -217,13 +240,15 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
       for (int kx = 0; kx < filter_w_; ++kx) {
         const int ix = ix0 + kx * dw;
         if (ix < 0 || ix >= in_w_) {
-          FillInt16(dst + kx * tap, tap, pad_value_);
+          FillValue(dst + kx * tap, tap, pad);
         } else {
           WidenBytes(src_row + static_cast<size_t>(ix) * in_c_, tap, xor_mask_, dst + kx * tap);
         }
       }
     }
-    if (depth_ & 1) row[depth_] = 0;  // after the rows: a short row's spill may cover it
+    // After the rows (a short row's spill may cover it): the padding to the
+    // next pair or quad is zero.
+    for (size_t i = static_cast<size_t>(depth_); i < row_stride; ++i) row[i] = 0;
     if (++ox == out_w_) {
       ox = 0;
       if (++oy == out_h_) {
@@ -238,25 +263,47 @@ void QuantizedConv2DKernel::RunSlot(const uint8_t* input, uint8_t* output, char*
   const int tasks_per_group = partition_.num_tasks();
   int begin, end;
   SlotTaskRange(tasks_per_group * groups_, active, slot, &begin, &end);
-  auto* rows = reinterpret_cast<int16_t*>(AlignFloats64(scratch + static_cast<size_t>(slot) * slot_bytes_));
-  const size_t row_stride = QGemmRowStride(depth_);
+  float* const slot_rows = AlignFloats64(scratch + static_cast<size_t>(slot) * slot_bytes_);
+  auto* rows = reinterpret_cast<int16_t*>(slot_rows);
+  auto* byte_rows = reinterpret_cast<uint8_t*>(slot_rows);
+  const size_t row_stride = quads_ ? QGemmQuadRowStride(depth_) : QGemmRowStride(depth_);
   const QGemmOutput qout{in_type_, out_q_.zero_point, range_.min, range_.max};
   int gathered_group = -1, gathered_m0 = -1;
   for (int t = begin; t < end; ++t) {
     const int g = t / tasks_per_group;
     int m0, m1, n0, n1;
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
+    uint8_t* c = output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
+    if (quads_) {
+      const QGemmWeights& w = packed_[static_cast<size_t>(g)];
+      if (direct_rows_) {
+        QGemmQuads(m1 - m0, input + static_cast<size_t>(m0) * in_c_, static_cast<size_t>(in_c_), w, qout, c,
+                   static_cast<size_t>(out_c_), n0, n1);
+        continue;
+      }
+      if (g != gathered_group || m0 != gathered_m0) {
+        if (pointwise_) {
+          QCopyRows(input + static_cast<size_t>(m0) * in_c_ + static_cast<size_t>(g) * group_in_c_,
+                    static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, byte_rows);
+        } else {
+          Im2col(input, g, m0, m1, row_stride, byte_rows);
+        }
+        gathered_group = g;
+        gathered_m0 = m0;
+      }
+      QGemmQuads(m1 - m0, byte_rows, row_stride, w, qout, c, static_cast<size_t>(out_c_), n0, n1);
+      continue;
+    }
     if (g != gathered_group || m0 != gathered_m0) {
       if (pointwise_) {
         QWidenRows(input + static_cast<size_t>(m0) * in_c_ + static_cast<size_t>(g) * group_in_c_,
                    static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, rows);
       } else {
-        Im2col(input, g, m0, m1, rows);
+        Im2col(input, g, m0, m1, row_stride, rows);
       }
       gathered_group = g;
       gathered_m0 = m0;
     }
-    uint8_t* c = output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
     QGemm(m1 - m0, rows, row_stride, packed_[static_cast<size_t>(g)], qout, c, static_cast<size_t>(out_c_), n0, n1);
   }
 }

@@ -42,8 +42,11 @@ class QuantizedFullyConnectedKernel final : public Kernel {
  private:
   // False when out of memory.
   bool Pack(const KernelContext& ctx, const void* weights, const int32_t* bias);
-  // One or two rows per product: the weights are the traffic (QGemmWeights).
-  bool PackAsBytes() const { return arithmetic_ == Arithmetic::kXnnpack && QGemmPrefersBytes(batch_); }
+  // XNNPACK's arithmetic requantizes in the GEMM (any layout); TFLite's
+  // builtin one reads the int32 sums (QGemmAcc: pairs).
+  QGemmLayout Layout() const {
+    return arithmetic_ == Arithmetic::kXnnpack ? QGemmLayoutFor(batch_) : QGemmLayout::kPairs;
+  }
   void EvalInt16(KernelContext& ctx) const;
 
   FullyConnectedParams params_;
@@ -144,13 +147,14 @@ Status QuantizedFullyConnectedKernel::Prepare(KernelContext& ctx) {
   slots_ = std::max(1, ctx.num_threads());
   partition_ = PartitionGemm(batch_, units_, depth_, slots_, kMaxRowsPerTask);
   const size_t row_stride = QGemmRowStride(depth_);
-  slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_stride * sizeof(int16_t) + 64;
+  const size_t row_bytes = std::max(row_stride * sizeof(int16_t), QGemmQuadRowStride(depth_));
+  slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_bytes + 64;
   if (arithmetic_ == Arithmetic::kBuiltin) {
     slot_bytes_ += static_cast<size_t>(partition_.rows_per_task) * (partition_.cols_per_task) * sizeof(int32_t) + 64;
   }
   ctx.RequestScratch(static_cast<size_t>(slots_) * slot_bytes_);
   if (constant_) {
-    if (packed_.packed_from != weights.data || packed_.bytes != PackAsBytes()) {
+    if (packed_.packed_from != weights.data || packed_.layout != Layout()) {
       if (!Pack(ctx, weights.data, ctx.has_input(2) ? ctx.input(2).data_as<int32_t>() : nullptr)) {
         return InternalError(ctx.node().Describe() + ": out of memory packing weights");
       }
@@ -170,7 +174,7 @@ bool QuantizedFullyConnectedKernel::Pack(const KernelContext& ctx, const void* w
   const int32_t a_zp = in_q_.zero_point + (in_type_ == DataType::kInt8 ? 128 : 0);
   const std::vector<float>& scale = arithmetic_ == Arithmetic::kXnnpack ? scales_ : w_q_.scale;
   return QPackWeights(weights, w_type_, units_, depth_, static_cast<size_t>(depth_), w_q_.zero_point.data(), true, bias,
-                      a_zp, scale.data(), true, &packed_, PackAsBytes());
+                      a_zp, scale.data(), true, &packed_, Layout());
 }
 
 void QuantizedFullyConnectedKernel::EvalInt16(KernelContext& ctx) const {
@@ -215,7 +219,10 @@ Status QuantizedFullyConnectedKernel::Eval(KernelContext& ctx) {
   auto* output = ctx.output(0).data_as<uint8_t>();
   char* scratch = static_cast<char*>(ctx.scratch());
   const uint8_t xor_mask = QGemmInputBias(in_type_);
-  const size_t row_stride = QGemmRowStride(depth_);
+  const bool quads = packed_.layout == QGemmLayout::kQuads;
+  // Quads read uint8 rows of whole quads in place.
+  const bool direct = quads && xor_mask == 0 && depth_ % 4 == 0;
+  const size_t row_stride = quads ? QGemmQuadRowStride(depth_) : QGemmRowStride(depth_);
   const QGemmOutput qout{out_type_, out_q_.zero_point, range_.min, range_.max};
   const int num_tasks = partition_.num_tasks();
   const int active = std::min(slots_, num_tasks);
@@ -228,6 +235,22 @@ Status QuantizedFullyConnectedKernel::Eval(KernelContext& ctx) {
     for (int t = begin; t < end; ++t) {
       int m0, m1, n0, n1;
       partition_.Task(t, &m0, &m1, &n0, &n1);
+      if (quads) {
+        const uint8_t* a = input + static_cast<size_t>(m0) * depth_;
+        size_t lda = static_cast<size_t>(depth_);
+        if (!direct) {
+          auto* byte_rows = reinterpret_cast<uint8_t*>(rows);
+          if (m0 != widened_m0) {
+            QCopyRows(a, lda, m1 - m0, depth_, xor_mask, byte_rows);
+            widened_m0 = m0;
+          }
+          a = byte_rows;
+          lda = row_stride;
+        }
+        QGemmQuads(m1 - m0, a, lda, packed_, qout, output + static_cast<size_t>(m0) * units_,
+                   static_cast<size_t>(units_), n0, n1);
+        continue;
+      }
       if (m0 != widened_m0) {
         QWidenRows(input + static_cast<size_t>(m0) * depth_, static_cast<size_t>(depth_), m1 - m0, depth_, xor_mask,
                    rows);

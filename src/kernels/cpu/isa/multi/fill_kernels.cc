@@ -19,6 +19,9 @@ void FillKernels(CpuKernels* k) {
   k->qgemm = QGemm;
   k->qgemm_acc = QGemmAcc;
   k->qdepthwise_row = QDepthwiseRow;
+#if defined(__AVX512VNNI__)
+  k->qgemm_quads = QGemmQuads;
+#endif
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS
