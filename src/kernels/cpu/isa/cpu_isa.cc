@@ -81,12 +81,15 @@ ActiveLevel ChooseLevel() {
   CpuIsa cap;
   if (!ParseCpuIsa(env, &cap)) {
     level.reason += std::string("; RELITE_CPU_ISA=") + env +
-                    " is not a level (portable, avx2, avx512, avx512vnni) and was ignored";
+                    " is not a level (portable, avx2, avxvnni, avx512, avx512vnni) and was ignored";
     return level;
   }
   if (cap < detected) {
-    level.isa = cap;
-    level.reason = std::string(CpuIsaName(cap)) + " (RELITE_CPU_ISA=" + env + "; the CPU has " +
+    // The highest level at or below the cap that this CPU runs.
+    CpuIsa chosen = cap;
+    while (chosen > CpuIsa::kPortable && !CpuRuns(chosen)) chosen = static_cast<CpuIsa>(static_cast<int>(chosen) - 1);
+    level.isa = chosen;
+    level.reason = std::string(CpuIsaName(chosen)) + " (RELITE_CPU_ISA=" + env + "; the CPU has " +
                    CpuIsaName(detected) + ")";
   } else if (cap > detected) {
     level.reason += std::string("; RELITE_CPU_ISA=") + env + " is above what the CPU runs";
@@ -105,6 +108,7 @@ const char* CpuIsaName(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::kPortable: return "portable";
     case CpuIsa::kAvx2: return "avx2";
+    case CpuIsa::kAvxVnni: return "avxvnni";
     case CpuIsa::kAvx512: return "avx512";
     case CpuIsa::kAvx512Vnni: return "avx512vnni";
   }
@@ -112,7 +116,8 @@ const char* CpuIsaName(CpuIsa isa) {
 }
 
 bool ParseCpuIsa(std::string_view name, CpuIsa* isa) {
-  for (CpuIsa candidate : {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni}) {
+  for (CpuIsa candidate :
+       {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni}) {
     if (name == CpuIsaName(candidate)) {
       *isa = candidate;
       return true;
@@ -130,12 +135,23 @@ CpuIsa DetectedCpuIsa() {
   const CpuFeatures& f = DetectedCpuFeatures();
   if (f.avx512_vnni) return CpuIsa::kAvx512Vnni;
   if (f.avx512) return CpuIsa::kAvx512;
+  if (f.avx_vnni) return CpuIsa::kAvxVnni;
   if (f.avx2_fma) return CpuIsa::kAvx2;
   return CpuIsa::kPortable;
 }
 
 CpuIsa ActiveCpuIsa() { return Active().isa; }
 const std::string& ActiveCpuIsaReason() { return Active().reason; }
-bool CpuRuns(CpuIsa isa) { return isa <= DetectedCpuIsa(); }
+bool CpuRuns(CpuIsa isa) {
+  const CpuFeatures& f = DetectedCpuFeatures();
+  switch (isa) {
+    case CpuIsa::kPortable: return true;
+    case CpuIsa::kAvx2: return f.avx2_fma;
+    case CpuIsa::kAvxVnni: return f.avx_vnni;
+    case CpuIsa::kAvx512: return f.avx512;
+    case CpuIsa::kAvx512Vnni: return f.avx512_vnni;
+  }
+  return false;
+}
 
 }  // namespace relite::cpu

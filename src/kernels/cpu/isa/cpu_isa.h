@@ -13,14 +13,17 @@
 
 namespace relite::cpu {
 
-// Levels in increasing order; a level implies every lower one of its
-// architecture.
+// Levels in increasing order of preference. A CPU need not run every level
+// below its best: AVX-VNNI (Intel Alder Lake and later, AMD Zen 5) is absent
+// from some AVX-512 CPUs (Skylake-SP, Cascade Lake, Zen 4).
 enum class CpuIsa {
   kPortable = 0,  // x86-64 baseline (SSE2) or Armv8.0-A (NEON): plain C++ and vector extensions
   kAvx2,          // x86-64-v3: AVX2, FMA, F16C, BMI1/2
+  kAvxVnni,       // x86-64-v3 + AVX-VNNI (256-bit vpdpbusd): avx2 plus the 8-bit GEMM on bytes
   kAvx512,        // x86-64-v4: AVX-512 F/BW/CD/DQ/VL
   kAvx512Vnni,    // x86-64-v4 + AVX512_VNNI
 };
+inline constexpr int kCpuIsaLevels = 8;  // room for the levels of every architecture
 
 const char* CpuIsaName(CpuIsa isa);
 // Parses a RELITE_CPU_ISA value; false when it names no level.
@@ -42,8 +45,9 @@ const CpuFeatures& DetectedCpuFeatures();
 CpuIsa DetectedCpuIsa();
 
 // The level the kernels use: DetectedCpuIsa(), capped by the environment
-// variable RELITE_CPU_ISA=portable|avx2|avx512|avx512vnni when set. Decided
-// on first use, then fixed for the process.
+// variable RELITE_CPU_ISA=portable|avx2|avxvnni|avx512|avx512vnni when set
+// (the highest level at or below it that the CPU runs). Decided on first
+// use, then fixed for the process.
 CpuIsa ActiveCpuIsa();
 // Why the level is what it is, e.g. "avx512vnni (detected)" or
 // "avx2 (RELITE_CPU_ISA=avx2; the CPU has avx512vnni)"; names an invalid

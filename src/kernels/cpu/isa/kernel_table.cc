@@ -5,11 +5,11 @@
 namespace relite::cpu {
 namespace {
 
-// Every level's table is built from the level below it, so a level without
-// its own variant of a kernel inherits the best one beneath.
+// Every level's table is built from one it implies, so a level without its
+// own variant of a kernel inherits the best one beneath.
 struct Tables {
-  CpuKernels level[4];
-  bool built[4] = {};
+  CpuKernels level[kCpuIsaLevels];
+  bool built[kCpuIsaLevels] = {};
 
   Tables() {
     CpuKernels k;
@@ -18,6 +18,10 @@ struct Tables {
 #if defined(__x86_64__)
     isa_avx2::FillKernels(&k);
     Set(CpuIsa::kAvx2, k);
+    // avxvnni adds its byte GEMM to avx2's table; avx512 does not imply it.
+    CpuKernels vnni256 = k;
+    isa_avxvnni::FillKernels(&vnni256);
+    Set(CpuIsa::kAvxVnni, vnni256);
     isa_avx512::FillKernels(&k);
     Set(CpuIsa::kAvx512, k);
     isa_avx512vnni::FillKernels(&k);
@@ -43,7 +47,7 @@ const Tables& AllTables() {
 const CpuKernels* KernelsFor(CpuIsa isa) {
   const Tables& t = AllTables();
   const int i = static_cast<int>(isa);
-  if (i < 0 || i >= 4 || !t.built[i] || !CpuRuns(isa)) return nullptr;
+  if (i < 0 || i >= kCpuIsaLevels || !t.built[i] || !CpuRuns(isa)) return nullptr;
   return &t.level[i];
 }
 

@@ -231,6 +231,9 @@ void FillKernels(CpuKernels* k);
 namespace isa_avx2 {
 void FillKernels(CpuKernels* k);
 }
+namespace isa_avxvnni {
+void FillKernels(CpuKernels* k);  // only the kernels it adds to avx2's
+}
 namespace isa_avx512 {
 void FillKernels(CpuKernels* k);
 }

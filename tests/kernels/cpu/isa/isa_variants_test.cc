@@ -21,7 +21,7 @@ namespace {
 
 using testing::SingleOpModel;
 
-constexpr CpuIsa kVectorLevels[] = {CpuIsa::kAvx2, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni};
+constexpr CpuIsa kVectorLevels[] = {CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni};
 
 struct ForcedKernels {
   explicit ForcedKernels(const CpuKernels* k) { SetKernelsForTesting(k); }
