@@ -53,9 +53,26 @@ inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, uint8_t* dst) {
   for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ mask);
 }
 
-template <typename T>
-inline void FillValue(T* dst, int n, T v) {
+// 16 bytes XOR mask (first layers: a filter row of 3x3x3 or 3x3x1 bytes is
+// copied as one 16-byte step). Vector extensions: SSE2 or NEON.
+typedef uint8_t Bytes16 __attribute__((vector_size(16)));
+inline void Copy16(const uint8_t* src, Bytes16 mask, uint8_t* dst) {
+  Bytes16 v;
+  std::memcpy(&v, src, 16);
+  v ^= mask;
+  std::memcpy(dst, &v, 16);
+}
+
+inline void FillValue(int16_t* dst, int n, int16_t v) {
   for (int i = 0; i < n; ++i) dst[i] = v;
+}
+// Whole 16-byte steps, up to 15 bytes past n (a padded tap of a few bytes
+// would otherwise be a memset call). Im2col writes a row's taps in order and
+// the rows in order, so what spills is written again afterwards (or lands in
+// the scratch's slack).
+inline void FillValue(uint8_t* dst, int n, uint8_t v) {
+  const Bytes16 splat = Bytes16{} + v;
+  for (int i = 0; i < n; i += 16) std::memcpy(dst + i, &splat, 16);
 }
 
 class QuantizedConv2DKernel final : public Kernel {
@@ -214,12 +231,32 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
   // as one 16-byte step; the extra lanes land where the next filter row (or
   // the next pixel's row, or the scratch's slack) is written afterwards.
   const bool short_rows = filter_row < 16;
+  const size_t tap_row_bytes = static_cast<size_t>(dh) * in_w_ * in_c_;
+  const Bytes16 mask16 = Bytes16{} + xor_mask_;
   for (int m = m0; m < m1; ++m) {
     T* const row = rows + static_cast<size_t>(m - m0) * row_stride;
     T* dst = row;
     const uint8_t* image = channel_base + static_cast<size_t>(b) * image_bytes;
     const int iy0 = oy * sh - pad_top_;
     const int ix0 = ox * sw - pad_left_;
+    if constexpr (sizeof(T) == 1) {
+      // A byte row whose window lies inside the image, its filter rows
+      // shorter than 16 bytes: one 16-byte step per filter row, no checks.
+      const uint8_t* src = image + (static_cast<size_t>(iy0) * in_w_ + static_cast<size_t>(ix0)) * in_c_;
+      if (short_rows && groups_ == 1 && dw == 1 && iy0 >= 0 && iy0 + (filter_h_ - 1) * dh < in_h_ && ix0 >= 0 &&
+          ix0 + filter_w_ <= in_w_ && src + (filter_h_ - 1) * tap_row_bytes + 16 <= input_end) {
+        for (int ky = 0; ky < filter_h_; ++ky) Copy16(src + ky * tap_row_bytes, mask16, dst + ky * filter_row);
+        for (size_t i = static_cast<size_t>(depth_); i < row_stride; ++i) row[i] = 0;
+        if (++ox == out_w_) {
+          ox = 0;
+          if (++oy == out_h_) {
+            oy = 0;
+            ++b;
+          }
+        }
+        continue;
+      }
+    }
     const bool contiguous_row = groups_ == 1 && dw == 1 && ix0 >= 0 && ix0 + filter_w_ <= in_w_;
     for (int ky = 0; ky < filter_h_; ++ky, dst += filter_row) {
       const int iy = iy0 + ky * dh;
