@@ -126,6 +126,17 @@ struct QDepthwiseJob {
   const int32_t* bias = nullptr;    // out_c, the input zero point folded in
   const float* scale = nullptr;     // out_c
   const uint8_t* zp_row = nullptr;  // in_c bytes of the (XOR-ed) input zero point
+  // 3x3 with CpuKernels::qdepthwise_quads: channels [0, quad_c) in 64-channel
+  // blocks of 4-tap quads (taps 0-3, 4-7, 8 + three zero taps), per block
+  // 3 quads x 4 groups x 64 int8, group g lane 4L + j holding channel
+  // 16L + 4g + j; qbias/qscale/qcoef 64 per block in that order. The weight
+  // bytes are W (int8) or W - 128 (uint8); qcoef (null when all are zero)
+  // multiplies the sum of a channel's nine input bytes.
+  int quad_c = 0;
+  const uint8_t* wquads = nullptr;
+  const int32_t* qbias = nullptr;
+  const float* qscale = nullptr;
+  const int32_t* qcoef = nullptr;
 };
 // Row oy of image b; `taps` is scratch for taps + 1 pointers.
 using QDepthwiseRowFn = void (*)(const QDepthwiseJob& job, int b, int oy, const uint8_t** taps);
@@ -212,6 +223,7 @@ struct CpuKernels {
   QGemmAccFn qgemm_acc = nullptr;
   QGemmQuadsFn qgemm_quads = nullptr;  // null where the ISA has no byte dot product
   QDepthwiseRowFn qdepthwise_row = nullptr;
+  bool qdepthwise_quads = false;  // qdepthwise_row reads QDepthwiseJob::wquads (3x3)
 };
 
 // The variants for ActiveCpuIsa(), chosen on first use.

@@ -65,6 +65,13 @@ class QuantizedDepthwiseConv2DKernel final : public Kernel {
   AlignedArray<int16_t> w8_;
   AlignedArray<int32_t> bias8_;
   AlignedArray<float> scale8_;
+  // 3x3 on kernels with the byte dot product: 64-channel blocks of 4-tap
+  // quads (QDepthwiseJob::wquads).
+  int quad_c_ = 0;
+  AlignedArray<uint8_t> wquads_;
+  AlignedArray<int32_t> qbias_, qcoef_;
+  AlignedArray<float> qscale_;
+  bool qcoef_used_ = false;
   // Scalar part (channel tail, multiplier > 1): plain per-channel arrays.
   std::vector<int16_t> wplain_;  // [tap][out_c], w - w_zp
   std::vector<int32_t> bias_;    // folded
@@ -143,7 +150,8 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   xor_mask_ = QGemmInputBias(in_type_);
   const int32_t a_zp = in_q_.zero_point + (in_type_ == DataType::kInt8 ? 128 : 0);
   zp_row_.assign(static_cast<size_t>(in_c_), static_cast<uint8_t>(a_zp ^ xor_mask_));
-  if (packed_from_ == filter.data) return Status::Ok();
+  const bool quads = Kernels().qdepthwise_quads && mult_ == 1 && filter_h_ == 3 && filter_w_ == 3 && out_c_ >= 64;
+  if (packed_from_ == filter.data && quads == (quad_c_ > 0)) return Status::Ok();
 
   const auto* w = static_cast<const uint8_t*>(filter.data);
   const bool is_signed = filter.type == DataType::kInt8;
@@ -216,6 +224,40 @@ Status QuantizedDepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
       }
     }
   }
+  quad_c_ = quads ? out_c_ / 64 * 64 : 0;
+  if (quad_c_ > 0) {
+    const int quad_blocks = quad_c_ / 64;
+    wquads_.Resize(static_cast<size_t>(quad_blocks) * 3 * 4 * 64);
+    qbias_.Resize(static_cast<size_t>(quad_c_));
+    qscale_.Resize(static_cast<size_t>(quad_c_));
+    qcoef_.Resize(static_cast<size_t>(quad_c_));
+    if (wquads_.data() == nullptr || qbias_.data() == nullptr || qscale_.data() == nullptr ||
+        qcoef_.data() == nullptr) {
+      return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
+    }
+    std::memset(wquads_.data(), 0, wquads_.size());
+    qcoef_used_ = false;
+    for (int blk = 0; blk < quad_blocks; ++blk) {
+      for (int g = 0; g < 4; ++g) {
+        for (int lane = 0; lane < 16; ++lane) {
+          // Group g, dword `lane` (128-bit lane L = lane / 4, j = lane % 4).
+          const int c = blk * 64 + 16 * (lane / 4) + 4 * g + lane % 4;
+          const size_t at = static_cast<size_t>(blk) * 64 + g * 16 + lane;
+          const int32_t zp = w_q_.zero_point[static_cast<size_t>(c)];
+          const int32_t coef = is_signed ? -zp : 128 - zp;
+          qbias_.data()[at] = bias_[static_cast<size_t>(c)];
+          qscale_.data()[at] = scale_[static_cast<size_t>(c)];
+          qcoef_.data()[at] = coef;
+          qcoef_used_ = qcoef_used_ || coef != 0;
+          for (int t = 0; t < 9; ++t) {
+            const uint8_t raw = w[static_cast<size_t>(t) * out_c_ + c];
+            wquads_.data()[(static_cast<size_t>(blk) * 12 + (t / 4) * 4 + g) * 64 + lane * 4 + t % 4] =
+                is_signed ? raw : static_cast<uint8_t>(raw ^ 0x80);  // uint8: W - 128 as int8
+          }
+        }
+      }
+    }
+  }
   packed_from_ = filter.data;
   return Status::Ok();
 }
@@ -277,6 +319,11 @@ Status QuantizedDepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   job.wpacked = wpacked_.data(), job.vbias = vbias_.data(), job.vscale = vscale_.data();
   job.w8 = w8_.data(), job.bias8 = bias8_.data(), job.scale8 = scale8_.data();
   job.wplain = wplain_.data(), job.bias = bias_.data(), job.scale = scale_.data(), job.zp_row = zp_row_.data();
+  if (quad_c_ > 0) {
+    job.quad_c = quad_c_;
+    job.wquads = wquads_.data(), job.qbias = qbias_.data(), job.qscale = qscale_.data();
+    job.qcoef = qcoef_used_ ? qcoef_.data() : nullptr;
+  }
   const QDepthwiseRowFn row = Kernels().qdepthwise_row;
   const int rows = batch_ * out_h_;
   const int64_t work = int64_t{out_w_} * out_c_ * taps_;

@@ -262,7 +262,8 @@ TEST(IsaVariantsTest, DepthwiseQuantized) {
   for (const QuantFlavour& f : kFlavours) {
     for (const Case c : {Case{10, 12, 8, 1, 3, 1}, Case{10, 12, 16, 1, 3, 1}, Case{9, 9, 24, 1, 3, 2},
                          Case{8, 20, 40, 1, 3, 1}, Case{11, 11, 13, 1, 3, 1}, Case{11, 11, 32, 1, 5, 1},
-                         Case{9, 9, 6, 2, 3, 1}, Case{9, 9, 72, 1, 3, 1}}) {
+                         Case{9, 9, 6, 2, 3, 1}, Case{9, 9, 72, 1, 3, 1}, Case{9, 9, 64, 1, 3, 1},
+                         Case{8, 10, 136, 1, 3, 2}, Case{6, 6, 200, 1, 3, 1}}) {
       const std::string what = std::string(f.name) + " depthwise " + std::to_string(c.h) + "x" + std::to_string(c.w) +
                                "x" + std::to_string(c.c) + " m" + std::to_string(c.mult) + " k" + std::to_string(c.k) +
                                " s" + std::to_string(c.stride);

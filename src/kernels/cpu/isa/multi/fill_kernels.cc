@@ -21,6 +21,7 @@ void FillKernels(CpuKernels* k) {
   k->qdepthwise_row = QDepthwiseRow;
 #if defined(__AVX512VNNI__)
   k->qgemm_quads = QGemmQuads;
+  k->qdepthwise_quads = true;
 #endif
 }
 

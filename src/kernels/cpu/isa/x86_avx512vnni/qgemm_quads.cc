@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "src/kernels/cpu/isa/multi/variants.h"
+#include "src/kernels/cpu/isa/x86/dot_pairs.h"
 
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
@@ -28,15 +29,6 @@ inline int32_t LoadQuad(const uint8_t* row, int q) {
   int32_t v;
   std::memcpy(&v, row + 4 * static_cast<size_t>(q), sizeof(v));
   return v;
-}
-
-// acc += the sums of 4 products of unsigned bytes of `a` and signed bytes of
-// `w`, per int32 lane. In asm because GCC 12 does not keep a loop-carried
-// accumulator of _mm512_dpbusd_epi32 in place: it copies it into a fresh
-// register and back around every instruction.
-inline __m512i DotQuads(__m512i acc, __m512i a, __m512i w) {
-  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w));
-  return acc;
 }
 
 inline __mmask16 ColumnMask(int cols) { return static_cast<__mmask16>((1u << cols) - 1); }
