@@ -106,6 +106,101 @@ void RunBlock8(const QDepthwiseJob& j, const uint8_t* const* taps, int c0, const
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
 }
 
+#if defined(__AVX512VNNI__)
+// 64 channels of a 3x3 window with vpdpbusd: the taps' bytes are
+// interleaved four at a time into one dword per channel (unpack bytes, then
+// words), so each step is 4 taps x 16 channels; three quads (the last
+// holding tap 8 and zeros) per pixel. The saturating packs of the epilogue
+// undo the interleave's channel order (see QDepthwiseJob::wquads).
+struct QuadBlock {
+  __m512i w[3][4];
+  __m512i bias[4], coef[4];
+  __m512 scale[4];
+  __m512 hi;
+  __m512i zp16, min8, xor_mask;
+  bool is_signed;
+
+  QuadBlock(const QDepthwiseJob& j, int c0) {
+    const int blk = c0 / 64;
+    const uint8_t* wb = j.wquads + static_cast<size_t>(blk) * 3 * 4 * 64;
+    for (int q = 0; q < 3; ++q) {
+      for (int g = 0; g < 4; ++g) w[q][g] = _mm512_load_si512(wb + (q * 4 + g) * 64);
+    }
+    for (int g = 0; g < 4; ++g) {
+      bias[g] = _mm512_load_si512(j.qbias + blk * 64 + g * 16);
+      scale[g] = _mm512_load_ps(j.qscale + blk * 64 + g * 16);
+      coef[g] = j.qcoef != nullptr ? _mm512_load_si512(j.qcoef + blk * 64 + g * 16) : _mm512_setzero_si512();
+    }
+    hi = _mm512_set1_ps(static_cast<float>(j.qmax - j.out_zero_point));
+    zp16 = _mm512_set1_epi16(static_cast<int16_t>(j.out_zero_point));
+    min8 = _mm512_set1_epi8(static_cast<char>(j.qmin));
+    xor_mask = _mm512_set1_epi8(static_cast<char>(j.xor_mask));
+    is_signed = j.is_signed;
+  }
+};
+
+// One pixel: tap t's 64 bytes at tap[t] + offset.
+template <bool kCorrect>
+inline void QuadPixel3x3(const QuadBlock& k, const uint8_t* const* tap, size_t offset, uint8_t* out) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i first_tap = _mm512_set1_epi32(1);  // the last quad: tap 8 only
+  auto load = [&](int t) { return _mm512_xor_si512(_mm512_loadu_si512(tap[t] + offset), k.xor_mask); };
+  __m512i acc[4] = {k.bias[0], k.bias[1], k.bias[2], k.bias[3]};
+  __m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 3
+  for (int q = 0; q < 3; ++q) {
+    const __m512i t0 = load(4 * q);
+    const __m512i t1 = q < 2 ? load(4 * q + 1) : _mm512_setzero_si512();
+    const __m512i t2 = q < 2 ? load(4 * q + 2) : _mm512_setzero_si512();
+    const __m512i t3 = q < 2 ? load(4 * q + 3) : _mm512_setzero_si512();
+    const __m512i ab_lo = _mm512_unpacklo_epi8(t0, t1), ab_hi = _mm512_unpackhi_epi8(t0, t1);
+    const __m512i cd_lo = _mm512_unpacklo_epi8(t2, t3), cd_hi = _mm512_unpackhi_epi8(t2, t3);
+    const __m512i x[4] = {_mm512_unpacklo_epi16(ab_lo, cd_lo), _mm512_unpackhi_epi16(ab_lo, cd_lo),
+                          _mm512_unpacklo_epi16(ab_hi, cd_hi), _mm512_unpackhi_epi16(ab_hi, cd_hi)};
+    for (int g = 0; g < 4; ++g) {
+      acc[g] = DotQuads(acc[g], x[g], k.w[q][g]);
+      if constexpr (kCorrect) sum[g] = DotQuads(sum[g], x[g], q < 2 ? ones : first_tap);
+    }
+  }
+  __m512i r[4];
+  for (int g = 0; g < 4; ++g) {
+    if constexpr (kCorrect) acc[g] = _mm512_add_epi32(acc[g], _mm512_mullo_epi32(sum[g], k.coef[g]));
+    r[g] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc[g]), k.scale[g]), k.hi));
+  }
+  // As in the byte GEMM: saturating packs (+ zero point), the lower clamp in
+  // bytes; equal to clamping in float first. Lane L of the packs holds
+  // channels 16L..16L+15 in order.
+  const __m512i r01 = _mm512_adds_epi16(_mm512_packs_epi32(r[0], r[1]), k.zp16);
+  const __m512i r23 = _mm512_adds_epi16(_mm512_packs_epi32(r[2], r[3]), k.zp16);
+  const __m512i bytes = k.is_signed ? _mm512_max_epi8(_mm512_packs_epi16(r01, r23), k.min8)
+                                    : _mm512_max_epu8(_mm512_packus_epi16(r01, r23), k.min8);
+  _mm512_storeu_si512(out, bytes);
+}
+
+template <bool kCorrect>
+void RunQuadBlock3x3(const QDepthwiseJob& j, const uint8_t* const* tap, size_t first, size_t step, size_t c_total,
+                     int c0, uint8_t* out_row) {
+  const QuadBlock k(j, c0);
+  size_t offset = first + static_cast<size_t>(c0);
+  uint8_t* out = out_row + static_cast<size_t>(j.interior_begin) * c_total + c0;
+  for (int ox = j.interior_begin; ox < j.interior_end; ++ox, offset += step, out += c_total) {
+    QuadPixel3x3<kCorrect>(k, tap, offset, out);
+  }
+}
+
+// The quads part of a border pixel (padded taps point at the zero-point row).
+void RunQuadPixel(const QDepthwiseJob& j, const uint8_t* const* taps, uint8_t* out) {
+  for (int c0 = 0; c0 < j.quad_c; c0 += 64) {
+    const QuadBlock k(j, c0);
+    if (j.qcoef != nullptr) {
+      QuadPixel3x3<true>(k, taps, static_cast<size_t>(c0), out + c0);
+    } else {
+      QuadPixel3x3<false>(k, taps, static_cast<size_t>(c0), out + c0);
+    }
+  }
+}
+#endif
+
 void RunPixel(const QDepthwiseJob& j, int b, int oy, int ox, const uint8_t** taps,
               const BlockConstants* vector_part) {
   const uint8_t* input = j.input;
@@ -124,7 +219,14 @@ void RunPixel(const QDepthwiseJob& j, int b, int oy, int ox, const uint8_t** tap
   uint8_t* out = output + ((static_cast<size_t>(b) * j.out_h + oy) * j.out_w + ox) * j.out_c;
   if (vector_part != nullptr) {
     const BlockConstants k = *vector_part;  // a copy: byte stores through `out` could alias the original
-    for (int c0 = 0; c0 < j.vec_c; c0 += 16) {
+    int c_begin = 0;
+#if defined(__AVX512VNNI__)
+    if (j.wquads != nullptr && j.taps == 9) {
+      RunQuadPixel(j, taps, out);
+      c_begin = j.quad_c;
+    }
+#endif
+    for (int c0 = c_begin; c0 < j.vec_c; c0 += 16) {
       const int blk = c0 / 16;
       __m256i acc_a = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16));
       __m256i acc_b = _mm256_load_si256(reinterpret_cast<const __m256i*>(j.vbias + blk * 16 + 8));
@@ -203,71 +305,6 @@ void RunTwoBlocks3x3(const QDepthwiseJob& j, const uint8_t* const* tap, size_t f
 }
 #endif
 
-#if defined(__AVX512VNNI__)
-// 64 channels of the 3x3 interior with vpdpbusd: the taps' bytes are
-// interleaved four at a time into one dword per channel (unpack bytes, then
-// words), so each step is 4 taps x 16 channels; three quads (the last
-// holding tap 8 and zeros) per pixel. The saturating packs of the epilogue
-// undo the interleave's channel order (see QDepthwiseJob::wquads).
-template <bool kCorrect>
-void RunQuadBlock3x3(const QDepthwiseJob& j, const uint8_t* const* tap, size_t first, size_t step, size_t c_total,
-                     int c0, uint8_t* out_row) {
-  const int blk = c0 / 64;
-  const uint8_t* wb = j.wquads + static_cast<size_t>(blk) * 3 * 4 * 64;
-  __m512i w[3][4];
-  for (int q = 0; q < 3; ++q) {
-    for (int g = 0; g < 4; ++g) w[q][g] = _mm512_load_si512(wb + (q * 4 + g) * 64);
-  }
-  __m512i bias[4], coef[4];
-  __m512 scale[4];
-  for (int g = 0; g < 4; ++g) {
-    bias[g] = _mm512_load_si512(j.qbias + blk * 64 + g * 16);
-    scale[g] = _mm512_load_ps(j.qscale + blk * 64 + g * 16);
-    if constexpr (kCorrect) coef[g] = _mm512_load_si512(j.qcoef + blk * 64 + g * 16);
-  }
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(j.qmax - j.out_zero_point));
-  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(j.out_zero_point));
-  const __m512i min8 = _mm512_set1_epi8(static_cast<char>(j.qmin));
-  const __m512i xor_mask = _mm512_set1_epi8(static_cast<char>(j.xor_mask));
-  const __m512i ones = _mm512_set1_epi8(1);
-  const __m512i first_tap = _mm512_set1_epi32(1);  // the last quad: tap 8 only
-  size_t offset = first + static_cast<size_t>(c0);
-  uint8_t* out = out_row + static_cast<size_t>(j.interior_begin) * c_total + c0;
-  for (int ox = j.interior_begin; ox < j.interior_end; ++ox, offset += step, out += c_total) {
-    auto load = [&](int t) { return _mm512_xor_si512(_mm512_loadu_si512(tap[t] + offset), xor_mask); };
-    __m512i acc[4] = {bias[0], bias[1], bias[2], bias[3]};
-    __m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-#pragma GCC unroll 3
-    for (int q = 0; q < 3; ++q) {
-      const __m512i t0 = load(4 * q);
-      const __m512i t1 = q < 2 ? load(4 * q + 1) : _mm512_setzero_si512();
-      const __m512i t2 = q < 2 ? load(4 * q + 2) : _mm512_setzero_si512();
-      const __m512i t3 = q < 2 ? load(4 * q + 3) : _mm512_setzero_si512();
-      const __m512i ab_lo = _mm512_unpacklo_epi8(t0, t1), ab_hi = _mm512_unpackhi_epi8(t0, t1);
-      const __m512i cd_lo = _mm512_unpacklo_epi8(t2, t3), cd_hi = _mm512_unpackhi_epi8(t2, t3);
-      const __m512i x[4] = {_mm512_unpacklo_epi16(ab_lo, cd_lo), _mm512_unpackhi_epi16(ab_lo, cd_lo),
-                            _mm512_unpacklo_epi16(ab_hi, cd_hi), _mm512_unpackhi_epi16(ab_hi, cd_hi)};
-      for (int g = 0; g < 4; ++g) {
-        acc[g] = DotQuads(acc[g], x[g], w[q][g]);
-        if constexpr (kCorrect) sum[g] = DotQuads(sum[g], x[g], q < 2 ? ones : first_tap);
-      }
-    }
-    __m512i r[4];
-    for (int g = 0; g < 4; ++g) {
-      if constexpr (kCorrect) acc[g] = _mm512_add_epi32(acc[g], _mm512_mullo_epi32(sum[g], coef[g]));
-      r[g] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc[g]), scale[g]), hi));
-    }
-    // As in the byte GEMM: saturating packs (+ zero point), the lower clamp in
-    // bytes; equal to clamping in float first. Lane L of the packs holds
-    // channels 16L..16L+15 in order.
-    const __m512i r01 = _mm512_adds_epi16(_mm512_packs_epi32(r[0], r[1]), zp16);
-    const __m512i r23 = _mm512_adds_epi16(_mm512_packs_epi32(r[2], r[3]), zp16);
-    const __m512i bytes = j.is_signed ? _mm512_max_epi8(_mm512_packs_epi16(r01, r23), min8)
-                                      : _mm512_max_epu8(_mm512_packus_epi16(r01, r23), min8);
-    _mm512_storeu_si512(out, bytes);
-  }
-}
-#endif
 
 void RunRowInterior3x3(const QDepthwiseJob& j, const uint8_t* image, uint8_t* out_row, int oy, BlockConstants k) {
   const size_t c_total = static_cast<size_t>(j.in_c);
