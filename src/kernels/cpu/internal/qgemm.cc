@@ -16,11 +16,15 @@ QGemmLayout QGemmLayoutFor(int64_t rows) {
 
 namespace {
 
-// kQuads: panel p, quad j holds 16 columns x 4 int8 (k = 4j..4j+3).
+// kQuads: panel p, quad j holds 16 columns x 4 bytes (k = 4j..4j+3): int8
+// for a signed-weight dot product (vpdpbusd), uint8 for an unsigned one
+// (udot; CpuKernels::qgemm_quads_unsigned_weights).
 bool PackQuads(const uint8_t* bytes, bool is_signed, int n, int k, size_t row_stride, const int32_t* w_zp,
                bool w_zp_per_row, QGemmWeights* out) {
-  if (Kernels().qgemm_quads == nullptr) return false;
-  out->quads_fn = Kernels().qgemm_quads;
+  const CpuKernels& kernels = Kernels();
+  if (kernels.qgemm_quads == nullptr) return false;
+  out->quads_fn = kernels.qgemm_quads;
+  const bool unsigned_weights = kernels.qgemm_quads_unsigned_weights;
   out->quads = static_cast<int>((static_cast<int64_t>(k) + 3) / 4);
   const size_t cols = static_cast<size_t>(out->panels) * kQGemmPanelWidth;
   const size_t values = cols * static_cast<size_t>(out->quads) * 4;
@@ -32,13 +36,15 @@ bool PackQuads(const uint8_t* bytes, bool is_signed, int n, int k, size_t row_st
   std::vector<int32_t> coef(cols, 0);
   for (int col = 0; col < n; ++col) {
     const int32_t zp = w_zp_per_row ? w_zp[col] : w_zp[0];
-    coef[static_cast<size_t>(col)] = is_signed ? -zp : 128 - zp;
+    // Signed q: int8 W, or uint8 W - 128. Unsigned q: int8 W + 128, or uint8 W.
+    coef[static_cast<size_t>(col)] = unsigned_weights ? (is_signed ? -128 - zp : -zp) : (is_signed ? -zp : 128 - zp);
     any_coef = any_coef || coef[static_cast<size_t>(col)] != 0;
     const uint8_t* row = bytes + static_cast<size_t>(col) * row_stride;
     uint8_t* at = packed + static_cast<size_t>(col / kQGemmPanelWidth) * out->quads * 64 +
                   static_cast<size_t>(col % kQGemmPanelWidth) * 4;
-    const uint8_t to_signed = is_signed ? 0x00 : 0x80;  // uint8 W - 128 as int8
-    for (int i = 0; i < k; ++i) at[static_cast<size_t>(i / 4) * 64 + (i & 3)] = static_cast<uint8_t>(row[i] ^ to_signed);
+    // XOR 0x80 flips between int8 W and uint8 W + 128 (or uint8 W and int8 W - 128).
+    const uint8_t flip = is_signed == unsigned_weights ? 0x80 : 0x00;
+    for (int i = 0; i < k; ++i) at[static_cast<size_t>(i / 4) * 64 + (i & 3)] = static_cast<uint8_t>(row[i] ^ flip);
   }
   out->sum_coef.Resize(any_coef ? cols : 0);
   if (any_coef) {

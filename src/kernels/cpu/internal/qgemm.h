@@ -18,6 +18,11 @@
 //   sum_k a * (W - w_zp) = sum_k a * q + coef[n] * sum_k a,
 //   coef[n] = -w_zp (int8) or 128 - w_zp (uint8),
 // the row sums being taken only where some coef is not zero.
+// Where the dot product is of unsigned bytes only (Arm's udot; the kernel
+// table says so: CpuKernels::qgemm_quads_unsigned_weights), q is uint8
+// instead: q = W + 128 for int8 weights, W for uint8 ones, and
+//   coef[n] = -128 - w_zp (int8) or -w_zp (uint8),
+// so that the row sums are nearly always taken there.
 //
 // The result is requantized the XNNPACK way ("fp32"): float(acc) * scale[n],
 // clamped to [qmin - zp, qmax - zp], rounded to nearest even, plus zp.
@@ -95,8 +100,9 @@ struct QGemmWeights {
   AlignedArray<int32_t> zp;      // panels * 16: w_zp per column (with packed8)
   AlignedArray<int32_t> bias;    // panels * 16: bias[n] - a_zp * sum_k (W - w_zp)
   AlignedArray<float> scale;     // panels * 16
-  // kQuads: panels * quads * 64 int8 q, and coef per column (empty when all
-  // are zero); the product is run by the kernels chosen when packing.
+  // kQuads: panels * quads * 64 bytes q (int8, or uint8 where the kernels
+  // chosen when packing want unsigned weights), and coef per column (empty
+  // when all are zero); the product is run by the kernels chosen when packing.
   QGemmLayout layout = QGemmLayout::kPairs;
   int quads = 0;
   AlignedArray<uint8_t> packed4;

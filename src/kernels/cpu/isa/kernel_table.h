@@ -75,8 +75,8 @@ struct QGemmPanels {
   const int32_t* bias = nullptr;
   const float* scale = nullptr;
   // The quads layout (QGemmQuadsFn): per panel, per quad of k, 16 columns x
-  // 4 int8; sum_coef (16 per panel, or null when all are zero) multiplies
-  // each row's byte sum.
+  // 4 int8 (uint8 where CpuKernels::qgemm_quads_unsigned_weights); sum_coef
+  // (16 per panel, or null when all are zero) multiplies each row's byte sum.
   int quads = 0;
   const uint8_t* packed4 = nullptr;
   const int32_t* sum_coef = nullptr;
@@ -211,6 +211,9 @@ struct CpuKernels {
   QGemmFn qgemm = nullptr;
   QGemmAccFn qgemm_acc = nullptr;
   QGemmQuadsFn qgemm_quads = nullptr;  // null where the ISA has no byte dot product
+  // Whether qgemm_quads multiplies unsigned weight bytes (Arm's udot) rather
+  // than signed ones (x86's vpdpbusd): how QPackWeights stores them.
+  bool qgemm_quads_unsigned_weights = false;
   QDepthwiseRowFn qdepthwise_row = nullptr;
 };
 
