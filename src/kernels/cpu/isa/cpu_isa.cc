@@ -66,6 +66,17 @@ CpuFeatures Detect() {
 CpuFeatures Detect() { return CpuFeatures{}; }
 #endif
 
+// Whether `isa` is a level of the architecture this build is for (portable
+// is the base level of every architecture).
+bool OwnArchitecture(CpuIsa isa) {
+  if (isa == CpuIsa::kPortable) return true;
+#if defined(__aarch64__)
+  return isa == CpuIsa::kArmDotprod;
+#else
+  return isa != CpuIsa::kArmDotprod;
+#endif
+}
+
 struct ActiveLevel {
   CpuIsa isa = CpuIsa::kPortable;
   std::string reason;
@@ -81,7 +92,11 @@ ActiveLevel ChooseLevel() {
   CpuIsa cap;
   if (!ParseCpuIsa(env, &cap)) {
     level.reason += std::string("; RELITE_CPU_ISA=") + env +
-                    " is not a level (portable, avx2, avx512, avx512vnni) and was ignored";
+                    " is not a level (portable, avx2, avx512, avx512vnni, dotprod) and was ignored";
+    return level;
+  }
+  if (!OwnArchitecture(cap)) {
+    level.reason += std::string("; RELITE_CPU_ISA=") + env + " is a level of another architecture and was ignored";
     return level;
   }
   if (cap < detected) {
@@ -107,12 +122,14 @@ const char* CpuIsaName(CpuIsa isa) {
     case CpuIsa::kAvx2: return "avx2";
     case CpuIsa::kAvx512: return "avx512";
     case CpuIsa::kAvx512Vnni: return "avx512vnni";
+    case CpuIsa::kArmDotprod: return "dotprod";
   }
   return "unknown";
 }
 
 bool ParseCpuIsa(std::string_view name, CpuIsa* isa) {
-  for (CpuIsa candidate : {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni}) {
+  for (CpuIsa candidate :
+       {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni, CpuIsa::kArmDotprod}) {
     if (name == CpuIsaName(candidate)) {
       *isa = candidate;
       return true;
@@ -128,6 +145,7 @@ const CpuFeatures& DetectedCpuFeatures() {
 
 CpuIsa DetectedCpuIsa() {
   const CpuFeatures& f = DetectedCpuFeatures();
+  if (f.arm_dotprod) return CpuIsa::kArmDotprod;
   if (f.avx512_vnni) return CpuIsa::kAvx512Vnni;
   if (f.avx512) return CpuIsa::kAvx512;
   if (f.avx2_fma) return CpuIsa::kAvx2;
@@ -136,6 +154,10 @@ CpuIsa DetectedCpuIsa() {
 
 CpuIsa ActiveCpuIsa() { return Active().isa; }
 const std::string& ActiveCpuIsaReason() { return Active().reason; }
-bool CpuRuns(CpuIsa isa) { return isa <= DetectedCpuIsa(); }
+bool CpuRuns(CpuIsa isa) {
+  if (!OwnArchitecture(isa)) return false;
+  if (isa == CpuIsa::kArmDotprod) return DetectedCpuFeatures().arm_dotprod;
+  return isa <= DetectedCpuIsa();
+}
 
 }  // namespace relite::cpu

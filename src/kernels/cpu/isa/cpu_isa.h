@@ -20,6 +20,9 @@ enum class CpuIsa {
   kAvx2,          // x86-64-v3: AVX2, FMA, F16C, BMI1/2
   kAvx512,        // x86-64-v4: AVX-512 F/BW/CD/DQ/VL
   kAvx512Vnni,    // x86-64-v4 + AVX512_VNNI
+  // Arm levels after the x86 ones: each architecture's levels are ordered
+  // among themselves only (CpuRuns), portable being the base of both.
+  kArmDotprod,    // Armv8.2-A + dotprod (sdot/udot)
 };
 
 const char* CpuIsaName(CpuIsa isa);
@@ -42,8 +45,9 @@ const CpuFeatures& DetectedCpuFeatures();
 CpuIsa DetectedCpuIsa();
 
 // The level the kernels use: DetectedCpuIsa(), capped by the environment
-// variable RELITE_CPU_ISA=portable|avx2|avx512|avx512vnni when set. Decided
-// on first use, then fixed for the process.
+// variable RELITE_CPU_ISA=portable|avx2|avx512|avx512vnni (x86-64) or
+// portable|dotprod (ARM64) when set. Decided on first use, then fixed for
+// the process.
 CpuIsa ActiveCpuIsa();
 // Why the level is what it is, e.g. "avx512vnni (detected)" or
 // "avx2 (RELITE_CPU_ISA=avx2; the CPU has avx512vnni)"; names an invalid

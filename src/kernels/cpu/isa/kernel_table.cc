@@ -5,11 +5,13 @@
 namespace relite::cpu {
 namespace {
 
+constexpr int kLevels = static_cast<int>(CpuIsa::kArmDotprod) + 1;
+
 // Every level's table is built from the level below it, so a level without
 // its own variant of a kernel inherits the best one beneath.
 struct Tables {
-  CpuKernels level[4];
-  bool built[4] = {};
+  CpuKernels level[kLevels];
+  bool built[kLevels] = {};
 
   Tables() {
     CpuKernels k;
@@ -43,7 +45,7 @@ const Tables& AllTables() {
 const CpuKernels* KernelsFor(CpuIsa isa) {
   const Tables& t = AllTables();
   const int i = static_cast<int>(isa);
-  if (i < 0 || i >= 4 || !t.built[i] || !CpuRuns(isa)) return nullptr;
+  if (i < 0 || i >= kLevels || !t.built[i] || !CpuRuns(isa)) return nullptr;
   return &t.level[i];
 }
 
