@@ -8,7 +8,8 @@ namespace {
 constexpr int kLevels = static_cast<int>(CpuIsa::kArmDotprod) + 1;
 
 // Every level's table is built from the level below it, so a level without
-// its own variant of a kernel inherits the best one beneath.
+// its own variant of a kernel inherits the best one beneath (on ARM64,
+// dotprod's from portable).
 struct Tables {
   CpuKernels level[kLevels];
   bool built[kLevels] = {};
@@ -24,6 +25,10 @@ struct Tables {
     Set(CpuIsa::kAvx512, k);
     isa_avx512vnni::FillKernels(&k);
     Set(CpuIsa::kAvx512Vnni, k);
+#endif
+#if defined(__aarch64__)
+    isa_dotprod::FillKernels(&k);
+    Set(CpuIsa::kArmDotprod, k);
 #endif
   }
   void Set(CpuIsa isa, CpuKernels k) {

@@ -50,6 +50,13 @@ TEST(CpuIsaTest, LevelsOfThisArchitecture) {
     EXPECT_FALSE(CpuRuns(isa)) << CpuIsaName(isa);
     EXPECT_EQ(KernelsFor(isa), nullptr) << CpuIsaName(isa);
   }
+  const CpuKernels* dotprod = KernelsFor(CpuIsa::kArmDotprod);
+  EXPECT_EQ(dotprod != nullptr, f.arm_dotprod);
+  if (dotprod != nullptr) {
+    EXPECT_EQ(dotprod->isa, CpuIsa::kArmDotprod);
+    EXPECT_NE(dotprod->qgemm_quads, nullptr);
+    EXPECT_TRUE(dotprod->qgemm_quads_unsigned_weights);
+  }
 #else
   EXPECT_FALSE(f.arm_dotprod);
   EXPECT_FALSE(f.arm_i8mm);
@@ -91,6 +98,13 @@ TEST(CpuIsaTest, ActiveLevelFollowsTheEnvironment) {
     EXPECT_TRUE(Contains(reason, "above what the CPU runs")) << reason;
   }
   EXPECT_EQ(ActiveCpuIsa(), want) << reason;
+  // Every level of this architecture has its table: the kernels are the
+  // active level's (portable's where capped to it, with no byte dot product).
+  EXPECT_EQ(Kernels().isa, want);
+  EXPECT_EQ(&Kernels(), KernelsFor(want));
+  if (want == CpuIsa::kPortable) {
+    EXPECT_EQ(Kernels().qgemm_quads, nullptr);
+  }
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ void FillKernels(CpuKernels* k) {
 #if defined(__AVX512VNNI__)
   k->qgemm_quads = QGemmQuads;
 #endif
+#if defined(__ARM_FEATURE_DOTPROD)
+  k->qgemm_quads = QGemmQuads;  // udot: the weights packed as unsigned bytes
+  k->qgemm_quads_unsigned_weights = true;
+#endif
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS
