@@ -66,6 +66,17 @@ CpuFeatures Detect() {
 CpuFeatures Detect() { return CpuFeatures{}; }
 #endif
 
+// Whether `isa` is a level of the architecture this build is for (portable
+// is the base level of every architecture).
+bool OwnArchitecture(CpuIsa isa) {
+  if (isa == CpuIsa::kPortable) return true;
+#if defined(__aarch64__)
+  return isa == CpuIsa::kArmDotprod;
+#else
+  return isa != CpuIsa::kArmDotprod;
+#endif
+}
+
 struct ActiveLevel {
   CpuIsa isa = CpuIsa::kPortable;
   std::string reason;
@@ -81,7 +92,11 @@ ActiveLevel ChooseLevel() {
   CpuIsa cap;
   if (!ParseCpuIsa(env, &cap)) {
     level.reason += std::string("; RELITE_CPU_ISA=") + env +
-                    " is not a level (portable, avx2, avxvnni, avx512, avx512vnni) and was ignored";
+                    " is not a level (portable, avx2, avxvnni, avx512, avx512vnni, dotprod) and was ignored";
+    return level;
+  }
+  if (!OwnArchitecture(cap)) {
+    level.reason += std::string("; RELITE_CPU_ISA=") + env + " is a level of another architecture and was ignored";
     return level;
   }
   if (cap < detected) {
@@ -111,13 +126,15 @@ const char* CpuIsaName(CpuIsa isa) {
     case CpuIsa::kAvxVnni: return "avxvnni";
     case CpuIsa::kAvx512: return "avx512";
     case CpuIsa::kAvx512Vnni: return "avx512vnni";
+    case CpuIsa::kArmDotprod: return "dotprod";
   }
   return "unknown";
 }
 
 bool ParseCpuIsa(std::string_view name, CpuIsa* isa) {
   for (CpuIsa candidate :
-       {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni}) {
+       {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni,
+        CpuIsa::kArmDotprod}) {
     if (name == CpuIsaName(candidate)) {
       *isa = candidate;
       return true;
@@ -133,6 +150,7 @@ const CpuFeatures& DetectedCpuFeatures() {
 
 CpuIsa DetectedCpuIsa() {
   const CpuFeatures& f = DetectedCpuFeatures();
+  if (f.arm_dotprod) return CpuIsa::kArmDotprod;
   if (f.avx512_vnni) return CpuIsa::kAvx512Vnni;
   if (f.avx512) return CpuIsa::kAvx512;
   if (f.avx_vnni) return CpuIsa::kAvxVnni;
@@ -143,6 +161,7 @@ CpuIsa DetectedCpuIsa() {
 CpuIsa ActiveCpuIsa() { return Active().isa; }
 const std::string& ActiveCpuIsaReason() { return Active().reason; }
 bool CpuRuns(CpuIsa isa) {
+  if (!OwnArchitecture(isa)) return false;
   const CpuFeatures& f = DetectedCpuFeatures();
   switch (isa) {
     case CpuIsa::kPortable: return true;
@@ -150,6 +169,7 @@ bool CpuRuns(CpuIsa isa) {
     case CpuIsa::kAvxVnni: return f.avx_vnni;
     case CpuIsa::kAvx512: return f.avx512;
     case CpuIsa::kAvx512Vnni: return f.avx512_vnni;
+    case CpuIsa::kArmDotprod: return f.arm_dotprod;
   }
   return false;
 }

@@ -22,8 +22,12 @@ enum class CpuIsa {
   kAvxVnni,       // x86-64-v3 + AVX-VNNI (256-bit vpdpbusd): avx2 plus the 8-bit GEMM on bytes
   kAvx512,        // x86-64-v4: AVX-512 F/BW/CD/DQ/VL
   kAvx512Vnni,    // x86-64-v4 + AVX512_VNNI
+  // Arm levels after the x86 ones: each architecture's levels are ordered
+  // among themselves only (CpuRuns), portable being the base of both.
+  kArmDotprod,    // Armv8.2-A + dotprod (sdot/udot)
 };
 inline constexpr int kCpuIsaLevels = 8;  // room for the levels of every architecture
+static_assert(static_cast<int>(CpuIsa::kArmDotprod) < kCpuIsaLevels);
 
 const char* CpuIsaName(CpuIsa isa);
 // Parses a RELITE_CPU_ISA value; false when it names no level.
@@ -45,9 +49,9 @@ const CpuFeatures& DetectedCpuFeatures();
 CpuIsa DetectedCpuIsa();
 
 // The level the kernels use: DetectedCpuIsa(), capped by the environment
-// variable RELITE_CPU_ISA=portable|avx2|avxvnni|avx512|avx512vnni when set
-// (the highest level at or below it that the CPU runs). Decided on first
-// use, then fixed for the process.
+// variable RELITE_CPU_ISA=portable|avx2|avxvnni|avx512|avx512vnni (x86-64)
+// or portable|dotprod (ARM64) when set (the highest level at or below it
+// that the CPU runs). Decided on first use, then fixed for the process.
 CpuIsa ActiveCpuIsa();
 // Why the level is what it is, e.g. "avx512vnni (detected)" or
 // "avx2 (RELITE_CPU_ISA=avx2; the CPU has avx512vnni)"; names an invalid

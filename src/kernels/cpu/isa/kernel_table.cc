@@ -6,7 +6,8 @@ namespace relite::cpu {
 namespace {
 
 // Every level's table is built from one it implies, so a level without its
-// own variant of a kernel inherits the best one beneath.
+// own variant of a kernel inherits the best one beneath (on ARM64,
+// dotprod's from portable).
 struct Tables {
   CpuKernels level[kCpuIsaLevels];
   bool built[kCpuIsaLevels] = {};
@@ -26,6 +27,10 @@ struct Tables {
     Set(CpuIsa::kAvx512, k);
     isa_avx512vnni::FillKernels(&k);
     Set(CpuIsa::kAvx512Vnni, k);
+#endif
+#if defined(__aarch64__)
+    isa_dotprod::FillKernels(&k);
+    Set(CpuIsa::kArmDotprod, k);
 #endif
   }
   void Set(CpuIsa isa, CpuKernels k) {

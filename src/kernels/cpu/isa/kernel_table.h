@@ -256,5 +256,10 @@ namespace isa_avx512vnni {
 void FillKernels(CpuKernels* k);
 }
 #endif
+#if defined(__aarch64__)
+namespace isa_dotprod {
+void FillKernels(CpuKernels* k);
+}
+#endif
 
 }  // namespace relite::cpu

@@ -21,7 +21,8 @@ namespace {
 
 using testing::SingleOpModel;
 
-constexpr CpuIsa kVectorLevels[] = {CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni};
+constexpr CpuIsa kVectorLevels[] = {CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni,
+                                    CpuIsa::kArmDotprod};
 
 struct ForcedKernels {
   explicit ForcedKernels(const CpuKernels* k) { SetKernelsForTesting(k); }
@@ -323,6 +324,26 @@ TEST(IsaVariantsTest, FullyConnectedInt8) {
                      tflite::CreateFullyConnectedOptions(m.fbb()).Union());
       return out;
     }, f.type, true);
+  }
+}
+
+// uint8 weights with zero point 0: where the byte dot product takes
+// unsigned weights (dotprod) no column needs the row-sum correction.
+TEST(IsaVariantsTest, FullyConnectedUint8WeightsZeroPoint0) {
+  const DataType t = DataType::kUInt8;
+  for (int batch : {1, 2, 5, 101}) {
+    for (int k : {9, 100}) {
+      const std::string what = "uint8 fc, weight zero point 0, batch " + std::to_string(batch) + " k " + std::to_string(k);
+      ExpectVariantsAgree(what, [&](SingleOpModel& m, int* in) {
+        *in = m.AddInput(t, {batch, k}, ActivationQ(t, 0.02f));
+        m.AddConstInput<uint8_t>(t, {21, k}, RandomBytes(static_cast<size_t>(21) * k, 19), PerTensor(0.01f, 0));
+        m.AddConstInput<int32_t>(DataType::kInt32, {21}, RandomBias(21, 20), PerTensor(0.0002f, 0));
+        const int out = m.AddOutput(t, {}, ActivationQ(t, 0.05f));
+        m.SetBuiltinOp(tflite::BuiltinOperator::FULLY_CONNECTED, 1, tflite::BuiltinOptions::FullyConnectedOptions,
+                       tflite::CreateFullyConnectedOptions(m.fbb()).Union());
+        return out;
+      }, t, true);
+    }
   }
 }
 

@@ -23,6 +23,10 @@ void FillKernels(CpuKernels* k) {
   k->qgemm_quads = QGemmQuads;
   k->qdepthwise_quads = true;
 #endif
+#if defined(__ARM_FEATURE_DOTPROD)
+  k->qgemm_quads = QGemmQuads;  // udot: the weights packed as unsigned bytes
+  k->qgemm_quads_unsigned_weights = true;
+#endif
 }
 
 }  // namespace relite::cpu::RELITE_ISA_NS

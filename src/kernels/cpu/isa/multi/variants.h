@@ -36,8 +36,8 @@ void FillResizeF32Kernels(CpuKernels* k);
 void FillNarrowConvKernels(CpuKernels* k);
 
 // Written for this ISA alone (src/kernels/cpu/isa/<portable|x86|x86_avx2|
-// x86_avx512>/): the 8-bit GEMM (QWidenRowsFn, QGemmFn, QGemmAccFn) and
-// depthwise rows.
+// x86_avx512>/; the ARM64 dotprod build takes portable/'s): the 8-bit GEMM
+// (QWidenRowsFn, QGemmFn, QGemmAccFn) and depthwise rows.
 void QWidenRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t xor_mask, int16_t* dst);
 void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c, size_t ldc,
            int n_begin, int n_end);
@@ -47,6 +47,10 @@ void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps);
 #if defined(__AVX512VNNI__)
 void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
                 size_t ldc, int n_begin, int n_end);  // x86_avx512vnni/
+#endif
+#if defined(__ARM_FEATURE_DOTPROD)
+void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
+                size_t ldc, int n_begin, int n_end);  // arm_dotprod/
 #endif
 
 }  // namespace relite::cpu::RELITE_ISA_NS
