@@ -19,11 +19,11 @@ void FillKernels(CpuKernels* k) {
   k->qgemm = QGemm;
   k->qgemm_acc = QGemmAcc;
   k->qdepthwise_row = QDepthwiseRow;
-#if defined(__AVX512VNNI__)
+#if defined(RELITE_ISA_AVX512VNNI)
   k->qgemm_quads = QGemmQuads;
   k->qdepthwise_quads = true;
 #endif
-#if defined(__ARM_FEATURE_DOTPROD)
+#if defined(RELITE_ISA_DOTPROD)
   k->qgemm_quads = QGemmQuads;  // udot: the weights packed as unsigned bytes
   k->qgemm_quads_unsigned_weights = true;
 #endif

@@ -44,11 +44,11 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmPanels& w, const QGem
 void QGemmAcc(int m, const int16_t* a, size_t lda, const QGemmPanels& w, int32_t* c, size_t ldc, int n_begin,
               int n_end);
 void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps);
-#if defined(__AVX512VNNI__)
+#if defined(RELITE_ISA_AVX512VNNI)
 void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
                 size_t ldc, int n_begin, int n_end);  // x86_avx512vnni/
 #endif
-#if defined(__ARM_FEATURE_DOTPROD)
+#if defined(RELITE_ISA_DOTPROD)
 void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
                 size_t ldc, int n_begin, int n_end);  // arm_dotprod/
 #endif
