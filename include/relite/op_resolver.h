@@ -52,7 +52,7 @@ class RELITE_API BuiltinOpResolver : public OpResolver {
 // The instruction-set level the CPU kernels run at, and why: e.g.
 // "avx512vnni (detected)", or "avx2 (RELITE_CPU_ISA=avx2; the CPU has
 // avx512vnni)". Levels: portable, avx2, avxvnni, avx512, avx512vnni (x86-64);
-// portable, dotprod (ARM64). Fixed for the process on first use.
+// portable, dotprod, i8mm (ARM64). Fixed for the process on first use.
 RELITE_API std::string CpuKernelLevel();
 
 // The name of a builtin op code ("CONV_2D"), or "UNKNOWN(N)".

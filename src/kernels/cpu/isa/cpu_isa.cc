@@ -70,10 +70,11 @@ CpuFeatures Detect() { return CpuFeatures{}; }
 // is the base level of every architecture).
 bool OwnArchitecture(CpuIsa isa) {
   if (isa == CpuIsa::kPortable) return true;
+  const bool arm = isa == CpuIsa::kArmDotprod || isa == CpuIsa::kArmI8mm;
 #if defined(__aarch64__)
-  return isa == CpuIsa::kArmDotprod;
+  return arm;
 #else
-  return isa != CpuIsa::kArmDotprod;
+  return !arm;
 #endif
 }
 
@@ -92,7 +93,7 @@ ActiveLevel ChooseLevel() {
   CpuIsa cap;
   if (!ParseCpuIsa(env, &cap)) {
     level.reason += std::string("; RELITE_CPU_ISA=") + env +
-                    " is not a level (portable, avx2, avxvnni, avx512, avx512vnni, dotprod) and was ignored";
+                    " is not a level (portable, avx2, avxvnni, avx512, avx512vnni, dotprod, i8mm) and was ignored";
     return level;
   }
   if (!OwnArchitecture(cap)) {
@@ -127,6 +128,7 @@ const char* CpuIsaName(CpuIsa isa) {
     case CpuIsa::kAvx512: return "avx512";
     case CpuIsa::kAvx512Vnni: return "avx512vnni";
     case CpuIsa::kArmDotprod: return "dotprod";
+    case CpuIsa::kArmI8mm: return "i8mm";
   }
   return "unknown";
 }
@@ -134,7 +136,7 @@ const char* CpuIsaName(CpuIsa isa) {
 bool ParseCpuIsa(std::string_view name, CpuIsa* isa) {
   for (CpuIsa candidate :
        {CpuIsa::kPortable, CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni,
-        CpuIsa::kArmDotprod}) {
+        CpuIsa::kArmDotprod, CpuIsa::kArmI8mm}) {
     if (name == CpuIsaName(candidate)) {
       *isa = candidate;
       return true;
@@ -150,6 +152,7 @@ const CpuFeatures& DetectedCpuFeatures() {
 
 CpuIsa DetectedCpuIsa() {
   const CpuFeatures& f = DetectedCpuFeatures();
+  if (f.arm_dotprod && f.arm_i8mm) return CpuIsa::kArmI8mm;
   if (f.arm_dotprod) return CpuIsa::kArmDotprod;
   if (f.avx512_vnni) return CpuIsa::kAvx512Vnni;
   if (f.avx512) return CpuIsa::kAvx512;
@@ -170,6 +173,7 @@ bool CpuRuns(CpuIsa isa) {
     case CpuIsa::kAvx512: return f.avx512;
     case CpuIsa::kAvx512Vnni: return f.avx512_vnni;
     case CpuIsa::kArmDotprod: return f.arm_dotprod;
+    case CpuIsa::kArmI8mm: return f.arm_dotprod && f.arm_i8mm;
   }
   return false;
 }

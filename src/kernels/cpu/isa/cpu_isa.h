@@ -25,9 +25,10 @@ enum class CpuIsa {
   // Arm levels after the x86 ones: each architecture's levels are ordered
   // among themselves only (CpuRuns), portable being the base of both.
   kArmDotprod,    // Armv8.2-A + dotprod (sdot/udot)
+  kArmI8mm,       // dotprod + I8MM (usdot/sudot, smmla): dotprod plus the 8-bit GEMM on signed weights
 };
 inline constexpr int kCpuIsaLevels = 8;  // room for the levels of every architecture
-static_assert(static_cast<int>(CpuIsa::kArmDotprod) < kCpuIsaLevels);
+static_assert(static_cast<int>(CpuIsa::kArmI8mm) < kCpuIsaLevels);
 
 const char* CpuIsaName(CpuIsa isa);
 // Parses a RELITE_CPU_ISA value; false when it names no level.
@@ -50,7 +51,7 @@ CpuIsa DetectedCpuIsa();
 
 // The level the kernels use: DetectedCpuIsa(), capped by the environment
 // variable RELITE_CPU_ISA=portable|avx2|avxvnni|avx512|avx512vnni (x86-64)
-// or portable|dotprod (ARM64) when set (the highest level at or below it
+// or portable|dotprod|i8mm (ARM64) when set (the highest level at or below it
 // that the CPU runs). Decided on first use, then fixed for the process.
 CpuIsa ActiveCpuIsa();
 // Why the level is what it is, e.g. "avx512vnni (detected)" or

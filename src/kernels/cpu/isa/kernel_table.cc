@@ -31,6 +31,8 @@ struct Tables {
 #if defined(__aarch64__)
     isa_dotprod::FillKernels(&k);
     Set(CpuIsa::kArmDotprod, k);
+    isa_i8mm::FillKernels(&k);  // only its byte GEMM, on dotprod's table
+    Set(CpuIsa::kArmI8mm, k);
 #endif
   }
   void Set(CpuIsa isa, CpuKernels k) {

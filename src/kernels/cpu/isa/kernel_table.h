@@ -260,6 +260,9 @@ void FillKernels(CpuKernels* k);
 namespace isa_dotprod {
 void FillKernels(CpuKernels* k);
 }
+namespace isa_i8mm {
+void FillKernels(CpuKernels* k);  // only the kernels it adds to dotprod's
+}
 #endif
 
 }  // namespace relite::cpu

@@ -16,7 +16,7 @@ namespace relite::cpu {
 namespace {
 
 constexpr CpuIsa kAllLevels[] = {CpuIsa::kPortable, CpuIsa::kAvx2,       CpuIsa::kAvxVnni,
-                                 CpuIsa::kAvx512,   CpuIsa::kAvx512Vnni, CpuIsa::kArmDotprod};
+                                 CpuIsa::kAvx512,   CpuIsa::kAvx512Vnni, CpuIsa::kArmDotprod, CpuIsa::kArmI8mm};
 constexpr CpuIsa kX86Levels[] = {CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni};
 
 TEST(CpuIsaTest, NamesParseBack) {
@@ -26,8 +26,9 @@ TEST(CpuIsaTest, NamesParseBack) {
     EXPECT_EQ(parsed, isa) << CpuIsaName(isa);
   }
   EXPECT_STREQ(CpuIsaName(CpuIsa::kArmDotprod), "dotprod");
+  EXPECT_STREQ(CpuIsaName(CpuIsa::kArmI8mm), "i8mm");
   CpuIsa unchanged = CpuIsa::kAvx2;
-  for (const char* bad : {"", "neon", "DOTPROD", "dotprod ", "i8mm", "avx", "armv8.2-a"}) {
+  for (const char* bad : {"", "neon", "DOTPROD", "dotprod ", "I8MM", "smmla", "avx", "armv8.2-a"}) {
     EXPECT_FALSE(ParseCpuIsa(bad, &unchanged)) << bad;
   }
   EXPECT_EQ(unchanged, CpuIsa::kAvx2);
@@ -44,8 +45,16 @@ TEST(CpuIsaTest, LevelsOfThisArchitecture) {
   EXPECT_FALSE(portable->qgemm_quads_unsigned_weights);
 #if defined(__aarch64__)
   std::printf("arm64: dotprod %d, i8mm %d\n", f.arm_dotprod, f.arm_i8mm);
-  EXPECT_EQ(DetectedCpuIsa(), f.arm_dotprod ? CpuIsa::kArmDotprod : CpuIsa::kPortable);
+  EXPECT_EQ(DetectedCpuIsa(), f.arm_dotprod && f.arm_i8mm ? CpuIsa::kArmI8mm
+                              : f.arm_dotprod              ? CpuIsa::kArmDotprod
+                                                           : CpuIsa::kPortable);
   EXPECT_EQ(CpuRuns(CpuIsa::kArmDotprod), f.arm_dotprod);
+  EXPECT_EQ(CpuRuns(CpuIsa::kArmI8mm), f.arm_dotprod && f.arm_i8mm);
+  if (const CpuKernels* i8mm = KernelsFor(CpuIsa::kArmI8mm)) {
+    EXPECT_EQ(i8mm->isa, CpuIsa::kArmI8mm);
+    EXPECT_NE(i8mm->qgemm_quads, nullptr);
+    EXPECT_FALSE(i8mm->qgemm_quads_unsigned_weights);  // sudot: signed weight bytes
+  }
   for (CpuIsa isa : kX86Levels) {
     EXPECT_FALSE(CpuRuns(isa)) << CpuIsaName(isa);
     EXPECT_EQ(KernelsFor(isa), nullptr) << CpuIsaName(isa);
@@ -62,6 +71,8 @@ TEST(CpuIsaTest, LevelsOfThisArchitecture) {
   EXPECT_FALSE(f.arm_i8mm);
   EXPECT_FALSE(CpuRuns(CpuIsa::kArmDotprod));
   EXPECT_EQ(KernelsFor(CpuIsa::kArmDotprod), nullptr);
+  EXPECT_FALSE(CpuRuns(CpuIsa::kArmI8mm));
+  EXPECT_EQ(KernelsFor(CpuIsa::kArmI8mm), nullptr);
   for (CpuIsa isa : kX86Levels) {
     if (const CpuKernels* k = KernelsFor(isa)) {
       EXPECT_FALSE(k->qgemm_quads_unsigned_weights) << CpuIsaName(isa);
@@ -81,7 +92,7 @@ TEST(CpuIsaTest, ActiveLevelFollowsTheEnvironment) {
 #if defined(__aarch64__)
   const bool other_architecture = env == "avx2" || env == "avxvnni" || env == "avx512" || env == "avx512vnni";
 #else
-  const bool other_architecture = env == "dotprod";
+  const bool other_architecture = env == "dotprod" || env == "i8mm";
 #endif
   CpuIsa cap = CpuIsa::kPortable;
   CpuIsa want = detected;

@@ -22,7 +22,7 @@ namespace {
 using testing::SingleOpModel;
 
 constexpr CpuIsa kVectorLevels[] = {CpuIsa::kAvx2, CpuIsa::kAvxVnni, CpuIsa::kAvx512, CpuIsa::kAvx512Vnni,
-                                    CpuIsa::kArmDotprod};
+                                    CpuIsa::kArmDotprod, CpuIsa::kArmI8mm};
 
 struct ForcedKernels {
   explicit ForcedKernels(const CpuKernels* k) { SetKernelsForTesting(k); }
