@@ -242,9 +242,15 @@ void QuantizedConv2DKernel::Im2col(const uint8_t* input, int g, int m0, int m1, 
     if constexpr (sizeof(T) == 1) {
       // A byte row whose window lies inside the image, its filter rows
       // shorter than 16 bytes: one 16-byte step per filter row, no checks.
-      const uint8_t* src = image + (static_cast<size_t>(iy0) * in_w_ + static_cast<size_t>(ix0)) * in_c_;
-      if (short_rows && groups_ == 1 && dw == 1 && iy0 >= 0 && iy0 + (filter_h_ - 1) * dh < in_h_ && ix0 >= 0 &&
-          ix0 + filter_w_ <= in_w_ && src + (filter_h_ - 1) * tap_row_bytes + 16 <= input_end) {
+      // Offsets, not pointers, until the window is known to be inside (and
+      // its last 16-byte step inside the input).
+      const bool inside = short_rows && groups_ == 1 && dw == 1 && iy0 >= 0 && iy0 + (filter_h_ - 1) * dh < in_h_ &&
+                          ix0 >= 0 && ix0 + filter_w_ <= in_w_;
+      const size_t at = inside ? static_cast<size_t>(image - input) +
+                                     (static_cast<size_t>(iy0) * in_w_ + static_cast<size_t>(ix0)) * in_c_
+                               : 0;
+      if (inside && at + (filter_h_ - 1) * tap_row_bytes + 16 <= static_cast<size_t>(input_end - input)) {
+        const uint8_t* src = input + at;
         for (int ky = 0; ky < filter_h_; ++ky) Copy16(src + ky * tap_row_bytes, mask16, dst + ky * filter_row);
         for (size_t i = static_cast<size_t>(depth_); i < row_stride; ++i) row[i] = 0;
         if (++ox == out_w_) {

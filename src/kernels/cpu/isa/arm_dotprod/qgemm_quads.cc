@@ -12,6 +12,13 @@
 // vdotq_laneq_u32 takes each quad from its lane. Sums are exact modulo 2^32
 // (as the int32 lanes of the other paths), so the result is bit-exact with
 // them.
+//
+// Built twice: for the dotprod level (udot) and, with RELITE_ISA_I8MM, for
+// the i8mm level, whose mixed-sign dot products (sudot with an activation
+// quad of a lane, usdot) are vpdpbusd's pair: there the weights are signed
+// bytes (int8 W, uint8 W - 128; the table leaves qgemm_quads_unsigned_weights
+// off), so symmetric int8 weights need no row sums. The i8mm build adds only
+// this kernel to dotprod's table (FillKernels below).
 #include <arm_neon.h>
 
 #include <cstring>
@@ -62,6 +69,25 @@ int32_t RowSum(const uint8_t* a, int quads) {
   return static_cast<int32_t>(vaddvq_u32(vaddq_u32(acc0, acc1)));
 }
 
+// acc += the 4-byte dot products of the weight quads `w` (16 columns, 4 per
+// register) and quad L of `a`: udot, or with I8MM sudot (signed weights).
+template <int L>
+inline uint32x4_t DotLane(uint32x4_t acc, uint8x16_t w, uint8x16_t a) {
+#if defined(RELITE_ISA_I8MM)
+  return vreinterpretq_u32_s32(vsudotq_laneq_s32(vreinterpretq_s32_u32(acc), vreinterpretq_s8_u8(w), a, L));
+#else
+  return vdotq_laneq_u32(acc, w, a, L);
+#endif
+}
+// The same with `a` holding one quad in every lane.
+inline uint32x4_t DotQuad(uint32x4_t acc, uint8x16_t w, uint8x16_t a) {
+#if defined(RELITE_ISA_I8MM)
+  return vreinterpretq_u32_s32(vusdotq_s32(vreinterpretq_s32_u32(acc), a, vreinterpretq_s8_u8(w)));
+#else
+  return vdotq_u32(acc, w, a);
+#endif
+}
+
 inline uint8x16_t LoadQuadSplat(const uint8_t* row, int q) {
   uint32_t v;
   std::memcpy(&v, row + 4 * static_cast<size_t>(q), sizeof(v));
@@ -75,10 +101,10 @@ inline void LaneStep(uint32x4_t (&acc)[NS][MR][4], const uint8_t* wq, const uint
   constexpr int s = NS == 1 ? 0 : L % NS;
   const uint8x16_t w0 = vld1q_u8(wq), w1 = vld1q_u8(wq + 16), w2 = vld1q_u8(wq + 32), w3 = vld1q_u8(wq + 48);
   for (int r = 0; r < MR; ++r) {
-    acc[s][r][0] = vdotq_laneq_u32(acc[s][r][0], w0, av[r], L);
-    acc[s][r][1] = vdotq_laneq_u32(acc[s][r][1], w1, av[r], L);
-    acc[s][r][2] = vdotq_laneq_u32(acc[s][r][2], w2, av[r], L);
-    acc[s][r][3] = vdotq_laneq_u32(acc[s][r][3], w3, av[r], L);
+    acc[s][r][0] = DotLane<L>(acc[s][r][0], w0, av[r]);
+    acc[s][r][1] = DotLane<L>(acc[s][r][1], w1, av[r]);
+    acc[s][r][2] = DotLane<L>(acc[s][r][2], w2, av[r]);
+    acc[s][r][3] = DotLane<L>(acc[s][r][3], w3, av[r]);
   }
 }
 
@@ -143,10 +169,10 @@ void Tile(const uint8_t* a, size_t lda, const QGemmPanels& w, int panel, const i
     const uint8x16_t w0 = vld1q_u8(wp), w1 = vld1q_u8(wp + 16), w2 = vld1q_u8(wp + 32), w3 = vld1q_u8(wp + 48);
     for (int r = 0; r < MR; ++r) {
       const uint8x16_t av = LoadQuadSplat(rows[r], k);
-      acc[0][r][0] = vdotq_u32(acc[0][r][0], w0, av);
-      acc[0][r][1] = vdotq_u32(acc[0][r][1], w1, av);
-      acc[0][r][2] = vdotq_u32(acc[0][r][2], w2, av);
-      acc[0][r][3] = vdotq_u32(acc[0][r][3], w3, av);
+      acc[0][r][0] = DotQuad(acc[0][r][0], w0, av);
+      acc[0][r][1] = DotQuad(acc[0][r][1], w1, av);
+      acc[0][r][2] = DotQuad(acc[0][r][2], w2, av);
+      acc[0][r][3] = DotQuad(acc[0][r][3], w3, av);
     }
   }
   for (int s = 1; s < NS; ++s) {
@@ -193,5 +219,12 @@ void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const
     }
   }
 }
+
+#if defined(RELITE_ISA_I8MM)
+void FillKernels(CpuKernels* k) {
+  k->qgemm_quads = QGemmQuads;
+  k->qgemm_quads_unsigned_weights = false;  // sudot/usdot take signed weight bytes
+}
+#endif
 
 }  // namespace relite::cpu::RELITE_ISA_NS

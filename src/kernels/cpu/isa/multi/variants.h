@@ -48,7 +48,7 @@ void QDepthwiseRow(const QDepthwiseJob& j, int b, int oy, const uint8_t** taps);
 void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
                 size_t ldc, int n_begin, int n_end);  // x86_avx512vnni/
 #endif
-#if defined(RELITE_ISA_DOTPROD)
+#if defined(RELITE_ISA_DOTPROD) || defined(RELITE_ISA_I8MM)
 void QGemmQuads(int m, const uint8_t* a, size_t lda, const QGemmPanels& w, const QGemmRequant& out, uint8_t* c,
                 size_t ldc, int n_begin, int n_end);  // arm_dotprod/
 #endif
