@@ -174,16 +174,7 @@ void QCopyRows(const uint8_t* src, size_t src_stride, int rows, int k, uint8_t x
     if (xor_mask == 0) {
       std::memcpy(d, s, static_cast<size_t>(k));
     } else {
-      // 8 at a time: a byte loop between two uint8_t pointers stays scalar.
-      const uint64_t mask8 = 0x0101010101010101ull * xor_mask;
-      int i = 0;
-      for (; i + 8 <= k; i += 8) {
-        uint64_t v;
-        std::memcpy(&v, s + i, 8);
-        v ^= mask8;
-        std::memcpy(d + i, &v, 8);
-      }
-      for (; i < k; ++i) d[i] = static_cast<uint8_t>(s[i] ^ xor_mask);
+      XorBytes(s, k, xor_mask, d);
     }
     for (size_t i = static_cast<size_t>(k); i < stride; ++i) d[i] = 0;
   }

@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -144,6 +145,20 @@ void QGemm(int m, const int16_t* a, size_t lda, const QGemmWeights& w, const QGe
 
 // Bytes of one activation row in the quads layout (k rounded up to 4).
 inline size_t QGemmQuadRowStride(int k) { return (static_cast<size_t>(k) + 3) / 4 * 4; }
+
+// dst[i] = src[i] ^ mask for n bytes, 8 at a time: a byte loop between two
+// uint8_t pointers stays scalar (they may alias).
+inline void XorBytes(const uint8_t* src, int n, uint8_t mask, uint8_t* dst) {
+  const uint64_t mask8 = 0x0101010101010101ull * mask;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, src + i, 8);
+    v ^= mask8;
+    std::memcpy(dst + i, &v, 8);
+  }
+  for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ mask);
+}
 
 // Copies `rows` rows of k activation bytes into rows of QGemmQuadRowStride(k)
 // bytes, XOR-ing each with `xor_mask` and zeroing the padding.

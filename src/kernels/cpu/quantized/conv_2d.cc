@@ -39,19 +39,8 @@ inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, int16_t* dst) {
   for (int i = 0; i < n; ++i) dst[i] = static_cast<int16_t>(static_cast<uint8_t>(src[i] ^ mask));
 }
 
-// The same as bytes (the quads layout's rows), 8 at a time: a byte loop
-// between two uint8_t pointers stays scalar (they may alias).
-inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, uint8_t* dst) {
-  const uint64_t mask8 = 0x0101010101010101ull * mask;
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t v;
-    std::memcpy(&v, src + i, 8);
-    v ^= mask8;
-    std::memcpy(dst + i, &v, 8);
-  }
-  for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ mask);
-}
+// The same as bytes (the quads layout's rows).
+inline void WidenBytes(const uint8_t* src, int n, uint8_t mask, uint8_t* dst) { XorBytes(src, n, mask, dst); }
 
 // 16 bytes XOR mask (first layers: a filter row of 3x3x3 or 3x3x1 bytes is
 // copied as one 16-byte step). Vector extensions: SSE2 or NEON.
@@ -317,35 +306,29 @@ void QuantizedConv2DKernel::RunSlot(const uint8_t* input, uint8_t* output, char*
     int m0, m1, n0, n1;
     partition_.Task(t % tasks_per_group, &m0, &m1, &n0, &n1);
     uint8_t* c = output + static_cast<size_t>(m0) * out_c_ + static_cast<size_t>(g) * group_out_c_;
-    if (quads_) {
-      const QGemmWeights& w = packed_[static_cast<size_t>(g)];
-      if (direct_rows_) {
-        QGemmQuads(m1 - m0, input + static_cast<size_t>(m0) * in_c_, static_cast<size_t>(in_c_), w, qout, c,
-                   static_cast<size_t>(out_c_), n0, n1);
-        continue;
-      }
-      if (g != gathered_group || m0 != gathered_m0) {
-        if (pointwise_) {
-          QCopyRows(input + static_cast<size_t>(m0) * in_c_ + static_cast<size_t>(g) * group_in_c_,
-                    static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, byte_rows);
-        } else {
-          Im2col(input, g, m0, m1, row_stride, byte_rows);
-        }
-        gathered_group = g;
-        gathered_m0 = m0;
-      }
-      QGemmQuads(m1 - m0, byte_rows, row_stride, w, qout, c, static_cast<size_t>(out_c_), n0, n1);
+    if (direct_rows_) {
+      QGemmQuads(m1 - m0, input + static_cast<size_t>(m0) * in_c_, static_cast<size_t>(in_c_),
+                 packed_[static_cast<size_t>(g)], qout, c, static_cast<size_t>(out_c_), n0, n1);
       continue;
     }
     if (g != gathered_group || m0 != gathered_m0) {
-      if (pointwise_) {
-        QWidenRows(input + static_cast<size_t>(m0) * in_c_ + static_cast<size_t>(g) * group_in_c_,
-                   static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, rows);
+      const uint8_t* group_rows = input + static_cast<size_t>(m0) * in_c_ + static_cast<size_t>(g) * group_in_c_;
+      if (pointwise_ && quads_) {
+        QCopyRows(group_rows, static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, byte_rows);
+      } else if (pointwise_) {
+        QWidenRows(group_rows, static_cast<size_t>(in_c_), m1 - m0, depth_, xor_mask_, rows);
+      } else if (quads_) {
+        Im2col(input, g, m0, m1, row_stride, byte_rows);
       } else {
         Im2col(input, g, m0, m1, row_stride, rows);
       }
       gathered_group = g;
       gathered_m0 = m0;
+    }
+    if (quads_) {
+      QGemmQuads(m1 - m0, byte_rows, row_stride, packed_[static_cast<size_t>(g)], qout, c,
+                 static_cast<size_t>(out_c_), n0, n1);
+      continue;
     }
     QGemm(m1 - m0, rows, row_stride, packed_[static_cast<size_t>(g)], qout, c, static_cast<size_t>(out_c_), n0, n1);
   }
