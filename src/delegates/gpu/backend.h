@@ -1,6 +1,7 @@
 // What the GPU delegate needs from a compute API: buffers, programs compiled
 // from the op templates plus the backend's prelude, bound launches on one
-// in-order queue. OpenCL implements it (cl/); CUDA (NVRTC) is next.
+// in-order queue, and runs (one Invoke of a partition) replayed as a unit.
+// OpenCL (cl/) and CUDA (cuda/, NVRTC and CUDA graphs) implement it.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 namespace relite::gpu {
 
 struct DeviceInfo {
+  std::string backend;      // "opencl", "cuda"
   std::string name;         // "NVIDIA H200"
   std::string vendor;
   std::string version;      // "OpenCL 3.0 CUDA"
@@ -27,6 +29,17 @@ struct DeviceInfo {
   uint64_t global_memory = 0;
   int compute_units = 0;
   std::string Describe() const;  // "NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)"
+};
+
+// One Invoke of a partition: the inputs copied to their staging buffers, the
+// launches in order, the outputs copied back, one wait at the end.
+struct RunPlan {
+  struct Copy {
+    int buffer = -1;
+    size_t bytes = 0;
+  };
+  std::vector<Copy> inputs, outputs;
+  std::vector<int> launches;
 };
 
 // A kernel argument after the partition resolved tensors to buffers.
@@ -82,6 +95,18 @@ class Backend {
   virtual Status Enqueue(int launch) = 0;
   // Waits for everything queued.
   virtual Status Finish() = 0;
+
+  // Prepares `plan` (a backend may record it once, e.g. as a CUDA graph);
+  // errors surface here, at build time, not at Run.
+  virtual StatusOr<int> CreateRun(const RunPlan& plan) = 0;
+  virtual void ReleaseRun(int run) = 0;
+  // inputs[i] (plan.inputs[i].bytes bytes) in, outputs[i] out; returns when
+  // the outputs are filled.
+  virtual Status Run(int run, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) = 0;
+
+  // Device memory held by this backend's buffers now, and at most so far.
+  virtual size_t device_bytes() const = 0;
+  virtual size_t peak_device_bytes() const = 0;
   // Programs compiled so far (for reports and tests).
   virtual int num_programs() const = 0;
 };

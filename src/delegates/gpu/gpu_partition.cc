@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "src/delegates/gpu/buffer_plan.h"
 #include "src/delegates/gpu/half.h"
 #include "src/delegates/gpu/ops/layout.h"
 #include "src/delegates/gpu/ops/op_builder.h"
@@ -50,6 +51,7 @@ class GpuPartitionKernel final : public Kernel {
   ~GpuPartitionKernel() override {
     if (backend_ == nullptr) return;
     (void)backend_->Finish();
+    if (run_ >= 0) backend_->ReleaseRun(run_);
     for (int l : launches_) backend_->ReleaseLaunch(l);
     for (int b : owned_buffers_) backend_->ReleaseBuffer(b);
   }
@@ -90,22 +92,18 @@ class GpuPartitionKernel final : public Kernel {
   }
 
   Status Eval(KernelContext& ctx) override {
-    for (const Boundary& in : boundary_inputs_) {
-      const Tensor& x = ctx.input(in.slot);
-      RELITE_RETURN_IF_ERROR(backend_->Write(in.staging, x.data, x.bytes, /*blocking=*/false));
-    }
-    for (int l : launches_) RELITE_RETURN_IF_ERROR(backend_->Enqueue(l));
-    for (const Boundary& out : boundary_outputs_) {
-      Tensor& y = ctx.output(out.slot);
-      RELITE_RETURN_IF_ERROR(backend_->Read(out.staging, y.data, y.bytes));
-    }
-    return backend_->Finish();
+    std::vector<const void*> in(boundary_inputs_.size());
+    std::vector<void*> out(boundary_outputs_.size());
+    for (size_t i = 0; i < in.size(); ++i) in[i] = ctx.input(boundary_inputs_[i].slot).data;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = ctx.output(boundary_outputs_[i].slot).data;
+    return backend_->Run(run_, in, out);
   }
 
  private:
   struct Boundary {
     int slot;
     int staging;
+    size_t bytes;  // the model tensor's, which Prepare checked
   };
 
   StatusOr<int> NewBuffer(size_t bytes) {
@@ -155,8 +153,8 @@ class GpuPartitionKernel final : public Kernel {
       const Value& v = values.at(tensor_key(t));
       const size_t bytes = static_cast<size_t>(NumElements(input_shapes_[i])) * DataTypeSize(input_types_[i]);
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
-      boundary_inputs_.push_back({static_cast<int>(i), staging});
-      sequence.push_back({ToGpuLayout(v.shape, graph_tensor_quant_.at(t), input_types_[i], KernelArg::Int(-1000 - staging),
+      boundary_inputs_.push_back({static_cast<int>(i), staging, bytes});
+      sequence.push_back({ToGpuLayout(v.shape, graph_tensor_quant_.at(t), input_types_[i], KernelArg::Staging(staging),
                                       KernelArg::Tensor(t)), -1});
     }
     std::vector<std::vector<int>> constant_buffers(nodes_.size());
@@ -181,9 +179,9 @@ class GpuPartitionKernel final : public Kernel {
       const Value& v = values.at(tensor_key(t));
       const size_t bytes = static_cast<size_t>(NumElements(output_shapes_[i])) * DataTypeSize(output_types_[i]);
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
-      boundary_outputs_.push_back({static_cast<int>(i), staging});
+      boundary_outputs_.push_back({static_cast<int>(i), staging, bytes});
       sequence.push_back({FromGpuLayout(v.shape, graph_tensor_quant_.at(t), output_types_[i], KernelArg::Tensor(t),
-                                        KernelArg::Int(-1000 - staging)), -1});
+                                        KernelArg::Staging(staging)), -1});
     }
 
     // Lifetimes, then buffers: values whose lifetimes do not overlap share one.
@@ -199,7 +197,8 @@ class GpuPartitionKernel final : public Kernel {
       }
     }
     for (int t : outputs_) values.at(tensor_key(t)).last = static_cast<int>(sequence.size());
-    std::vector<std::pair<int, std::pair<int, int>>> by_first;
+    std::vector<std::pair<int, int>> planned;  // keys, in request order
+    std::vector<BufferRequest> requests;
     for (auto& [key, v] : values) {
       if (v.first < 0) continue;
       if (v.constant) {
@@ -207,38 +206,19 @@ class GpuPartitionKernel final : public Kernel {
         RELITE_RETURN_IF_ERROR(UploadConstantTensor(v, constants(key.second)));
         continue;
       }
-      by_first.push_back({v.first, key});
+      planned.push_back(key);
+      requests.push_back({v.first, v.last, static_cast<size_t>(v.shape.elements4()) * backend_->element4_bytes()});
     }
-    std::sort(by_first.begin(), by_first.end());
-    std::vector<std::pair<size_t, int>> free_buffers;            // (bytes, buffer)
-    std::vector<std::pair<int, std::pair<size_t, int>>> active;  // (last step, (bytes, buffer))
-    for (const auto& [first, key] : by_first) {
-      Value& v = values.at(key);
-      for (auto it = active.begin(); it != active.end();) {
-        if (it->first < first) {
-          free_buffers.push_back(it->second);
-          it = active.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      const size_t bytes = static_cast<size_t>(v.shape.elements4()) * backend_->element4_bytes();
-      auto best = free_buffers.end();
-      for (auto it = free_buffers.begin(); it != free_buffers.end(); ++it) {
-        if (it->first >= bytes && (best == free_buffers.end() || it->first < best->first)) best = it;
-      }
-      std::pair<size_t, int> buf;
-      if (best != free_buffers.end()) {
-        buf = *best;
-        free_buffers.erase(best);
-      } else {
-        RELITE_ASSIGN_OR_RETURN(int b, NewBuffer(bytes));
-        buf = {bytes, b};
-        gpu_bytes_ += bytes;
-      }
-      v.buffer = buf.second;
-      active.push_back({v.last, buf});
+    const BufferPlan plan = PlanBuffers(requests);
+    std::vector<int> plan_buffers;
+    for (size_t bytes : plan.bytes) {
+      RELITE_ASSIGN_OR_RETURN(int b, NewBuffer(bytes));
+      plan_buffers.push_back(b);
     }
+    for (size_t r = 0; r < planned.size(); ++r) {
+      values.at(planned[r]).buffer = plan_buffers[static_cast<size_t>(plan.buffer_of[r])];
+    }
+    gpu_bytes_ = plan.total_bytes();
 
     // Bind and create every launch (compiled, or loaded from the cache).
     CacheEntry* cache = env_.cache ? &env_.cache->entry : nullptr;
@@ -258,14 +238,13 @@ class GpuPartitionKernel final : public Kernel {
             b.kind = BoundArg::Kind::kBuffer;
             b.buffer = constant_buffers.at(static_cast<size_t>(node)).at(static_cast<size_t>(a.id));
             break;
+          case KernelArg::Kind::kStaging:
+            b.kind = BoundArg::Kind::kBuffer;
+            b.buffer = a.id;
+            break;
           case KernelArg::Kind::kInt:
-            if (a.id <= -1000 && node < 0) {  // a staging buffer
-              b.kind = BoundArg::Kind::kBuffer;
-              b.buffer = -1000 - a.id;
-            } else {
-              b.kind = BoundArg::Kind::kInt;
-              b.i = a.id;
-            }
+            b.kind = BoundArg::Kind::kInt;
+            b.i = a.id;
             break;
           case KernelArg::Kind::kFloat:
             b.kind = BoundArg::Kind::kFloat;
@@ -279,6 +258,11 @@ class GpuPartitionKernel final : public Kernel {
       ++created;
       if (backend_->tuning() && env_.progress) env_.progress(created, total);
     }
+    RunPlan run;
+    for (const Boundary& in : boundary_inputs_) run.inputs.push_back({in.staging, in.bytes});
+    for (const Boundary& out : boundary_outputs_) run.outputs.push_back({out.staging, out.bytes});
+    run.launches = launches_;
+    RELITE_ASSIGN_OR_RETURN(run_, backend_->CreateRun(run));
     if (env_.cache && env_.cache->entry.dirty()) {
       // An unwritable or full directory: warned about, the delegate works on.
       if (Status s = env_.cache->cache->Store(env_.cache->key, env_.cache->entry); !s.ok()) {
@@ -319,128 +303,12 @@ class GpuPartitionKernel final : public Kernel {
   bool built_ = false;
   std::vector<Boundary> boundary_inputs_, boundary_outputs_;
   std::vector<int> launches_;
+  int run_ = -1;
   std::vector<int> owned_buffers_;
   size_t gpu_bytes_ = 0;
 };
 
 }  // namespace
-
-int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
-  constexpr int32_t kAdd = 0;
-  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
-  std::map<int, int> readers;
-  for (const PartitionNode& n : nodes) {
-    for (int t : n.program.reads) ++readers[t];
-  }
-  // Position of the node writing `t` among the first `limit`, or -1.
-  auto producer_of = [&](int t, size_t limit) {
-    for (size_t i = 0; i < limit; ++i) {
-      const auto& w = nodes[i].program.writes;
-      if (std::find(w.begin(), w.end(), t) != w.end()) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  int fused = 0;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const Node& node = graph.node(nodes[k].node);
-    if (node.builtin_code != kAdd || node.inputs.size() != 2 || node.outputs.size() != 1 ||
-        nodes[k].program.launches.size() != 1 || node.inputs[0] == node.inputs[1]) {
-      continue;
-    }
-    const int out = node.outputs[0];
-    for (int side = 0; side < 2; ++side) {
-      const int t = node.inputs[static_cast<size_t>(side)], other = node.inputs[static_cast<size_t>(1 - side)];
-      int p = producer_of(t, k);
-      if (p < 0 || outputs.count(t) || readers[t] != 1) continue;
-      if (graph.tensor(t).shape != graph.tensor(out).shape || graph.tensor(other).shape != graph.tensor(out).shape) continue;
-      const KernelLaunch& candidate = nodes[static_cast<size_t>(p)].program.launches.back();
-      if (!candidate.residual_fusable || candidate.residual || candidate.fusable_output_arg < 0 ||
-          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max) || !candidate.pre_residual_fake_quant.empty()) {
-        continue;
-      }
-      const KernelArg& o = candidate.args[static_cast<size_t>(candidate.fusable_output_arg)];
-      if (o.kind != KernelArg::Kind::kTensor || o.id != t) continue;
-      const int q = producer_of(other, k);
-      if (q > p) {
-        // `other` is computed after t's producer runs. Its producer can move
-        // just before it when everything it reads is ready by then (a
-        // residual branch's PAD or pooling of the block input): nothing in
-        // between reads its outputs, since they come after it.
-        bool movable = true;
-        for (int r : nodes[static_cast<size_t>(q)].program.reads) movable = movable && producer_of(r, k) < p;
-        if (!movable) continue;
-        std::rotate(nodes.begin() + p, nodes.begin() + q, nodes.begin() + q + 1);
-        ++p;
-      }
-      NodeProgram& prod = nodes[static_cast<size_t>(p)].program;
-      KernelLaunch& last = prod.launches.back();
-      last.args[static_cast<size_t>(last.fusable_output_arg)] = KernelArg::Tensor(out);
-      last.args.push_back(KernelArg::Tensor(other));
-      last.residual = true;
-      last.act_min = nodes[k].program.launches[0].act_min;
-      last.act_max = nodes[k].program.launches[0].act_max;
-      // Quantized: the producer's output is put on its grid before the
-      // residual is added, the sum on the ADD's.
-      last.pre_residual_fake_quant = std::move(last.fake_quant);
-      last.fake_quant = nodes[k].program.launches[0].fake_quant;
-      // An exact 8-bit ADD stays exact: t (the producer's value) is operand `side`.
-      const IntegerAdd& add = nodes[k].program.launches[0].integer_add;
-      last.residual_add = add.enabled && side == 1 ? add.Swapped() : add;
-      std::replace(prod.writes.begin(), prod.writes.end(), t, out);
-      prod.reads.push_back(other);
-      nodes[k].program = NodeProgram();
-      ++fused;
-      break;
-    }
-  }
-  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
-  return fused;
-}
-
-int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
-  (void)graph;
-  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
-  std::map<int, int> producer;  // tensor -> position in nodes
-  std::map<int, int> readers;
-  for (const PartitionNode& n : nodes) {
-    for (int t : n.program.reads) ++readers[t];
-  }
-  int fused = 0;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    // A node that only applies an epilogue to its input (RELU, RELU6,
-    // RELU_N1_TO_1, QUANTIZE, DEQUANTIZE: launches marked pure_epilogue)
-    // runs inside the launch producing that input when nothing else reads it.
-    const NodeProgram& me = nodes[k].program;
-    if (me.launches.size() == 1 && me.launches[0].pure_epilogue && me.reads.size() == 1 && me.writes.size() == 1) {
-      const KernelLaunch& epi = me.launches[0];
-      const int in = me.reads[0];
-      auto p = producer.find(in);
-      if (p != producer.end() && !outputs.count(in) && readers[in] == 1) {
-        NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
-        KernelLaunch& last = prod.launches.back();
-        const int arg = last.fusable_output_arg;
-        if (arg >= 0 && last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor &&
-            last.args[static_cast<size_t>(arg)].id == in) {
-          const int out = me.writes[0];
-          last.act_min = std::max(last.act_min, epi.act_min);
-          last.act_max = std::min(last.act_max, epi.act_max);
-          for (const FakeQuant& q : epi.fake_quant) {
-            if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
-          }
-          last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
-          std::replace(prod.writes.begin(), prod.writes.end(), in, out);
-          nodes[k].program = NodeProgram();
-          producer[out] = p->second;
-          ++fused;
-          continue;
-        }
-      }
-    }
-    for (int t : nodes[k].program.writes) producer[t] = static_cast<int>(k);
-  }
-  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
-  return fused;
-}
 
 StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,
                                                            const DelegatePartition& partition,

@@ -46,9 +46,11 @@ std::string GpuShapeToString(const GpuShape& s);
 
 // Identifies a buffer in a node program: a model tensor (its index), a
 // node-local temporary (kTemp, index into NodeProgram::temps) or a constant
-// buffer (kConstant, index into NodeProgram::constants).
+// buffer (kConstant, index into NodeProgram::constants); or, in the
+// partition's own boundary conversions, a staging buffer (kStaging, the
+// backend's buffer id) holding a tensor in the model's layout and type.
 struct KernelArg {
-  enum class Kind : uint8_t { kTensor, kTemp, kConstant, kInt, kFloat };
+  enum class Kind : uint8_t { kTensor, kTemp, kConstant, kInt, kFloat, kStaging };
   Kind kind = Kind::kInt;
   int32_t id = 0;     // tensor index / temp / constant index, or the int value
   float value = 0.f;  // kFloat
@@ -57,6 +59,7 @@ struct KernelArg {
   static KernelArg Constant(int constant) { return {Kind::kConstant, constant, 0.f}; }
   static KernelArg Int(int32_t v) { return {Kind::kInt, v, 0.f}; }
   static KernelArg Float(float v) { return {Kind::kFloat, 0, v}; }
+  static KernelArg Staging(int buffer) { return {Kind::kStaging, buffer, 0.f}; }
 };
 
 // The quantize-dequantize of an 8-bit tensor ("fake quant"): a value is

@@ -16,6 +16,9 @@
 
 #include "src/delegates/gpu/cl/cl_api.h"
 #include "src/delegates/gpu/cl/cl_prelude.h"
+#include "src/delegates/gpu/kernel_profile.h"
+#include "src/delegates/gpu/kernel_source.h"
+#include "src/delegates/gpu/launch_geometry.h"
 
 namespace relite::gpu::cl {
 namespace {
@@ -68,6 +71,7 @@ StatusOr<std::vector<FoundDevice>> FindDevices(const ClApi& api) {
     if (api.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr) != CL_SUCCESS) continue;
     for (cl_device_id d : devices) {
       FoundDevice f{p, d, {}};
+      f.info.backend = "opencl";
       f.info.name = DeviceString(api, d, CL_DEVICE_NAME);
       f.info.vendor = DeviceString(api, d, CL_DEVICE_VENDOR);
       f.info.version = DeviceString(api, d, CL_DEVICE_VERSION);
@@ -103,12 +107,6 @@ double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-size_t PowerOfTwoAtLeast(size_t n) {
-  size_t p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
-
 class ClBackend final : public Backend {
  public:
   ClBackend(const ClApi& api, FoundDevice dev, Precision precision)
@@ -116,7 +114,7 @@ class ClBackend final : public Backend {
 
   ~ClBackend() override {
     if (queue_ != nullptr) api_.clFinish(queue_);
-    if (profiling_) PrintProfile();
+    if (profiling_) profile_.Print(info_.name);
     for (auto& l : launches_) {
       if (l.kernel != nullptr) api_.clReleaseKernel(l.kernel);
     }
@@ -136,8 +134,7 @@ class ClBackend final : public Backend {
     if (err != CL_SUCCESS) return ClError("clCreateContext on " + info_.name, err);
     // RELITE_GPU_PROFILE=1: time every kernel with events and print the time
     // per kernel (entry and variant) when the delegate is destroyed.
-    const char* profile = std::getenv("RELITE_GPU_PROFILE");
-    profiling_ = profile != nullptr && std::string(profile) == "1";
+    profiling_ = GpuProfilingRequested();
     // Tuning is for GPUs; RELITE_GPU_TUNE_ANY_DEVICE=1 lets tests run it on PoCL.
     const char* tune_any = std::getenv("RELITE_GPU_TUNE_ANY_DEVICE");
     tune_any_device_ = tune_any != nullptr && std::string(tune_any) == "1";
@@ -171,6 +168,9 @@ class ClBackend final : public Backend {
     cl_mem m = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 16), nullptr, &err);
     if (err != CL_SUCCESS) return ClError(fmt::format("clCreateBuffer of {} bytes", bytes), err);
     buffers_.push_back(m);
+    buffer_bytes_.push_back(bytes);
+    device_bytes_ += bytes;
+    peak_device_bytes_ = std::max(peak_device_bytes_, device_bytes_);
     return static_cast<int>(buffers_.size()) - 1;
   }
 
@@ -178,6 +178,7 @@ class ClBackend final : public Backend {
     if (buffer < 0 || buffer >= static_cast<int>(buffers_.size()) || buffers_[static_cast<size_t>(buffer)] == nullptr) return;
     api_.clReleaseMemObject(buffers_[static_cast<size_t>(buffer)]);
     buffers_[static_cast<size_t>(buffer)] = nullptr;
+    device_bytes_ -= buffer_bytes_[static_cast<size_t>(buffer)];
   }
 
   Status Write(int buffer, const void* src, size_t bytes, bool blocking) override {
@@ -195,36 +196,7 @@ class ClBackend final : public Backend {
   }
 
   StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
-    std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision_ == Precision::kFp16 ? 1 : 0);
-    defines += launch.defines;
-    const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
-    std::string act = "(v)";
-    if (lo && hi) {
-      act = fmt::format("clamp((v), {}, {})", KernelFloatLiteral(launch.act_min), KernelFloatLiteral(launch.act_max));
-    } else if (lo) {
-      act = fmt::format("fmax((v), {})", KernelFloatLiteral(launch.act_min));
-    } else if (hi) {
-      act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
-    }
-    // The fake quants wrap the clamp, innermost first.
-    auto wrap = [](std::string x, const std::vector<FakeQuant>& fqs) {
-      for (const FakeQuant& q : fqs) {
-        x = fmt::format("fake_quant({}, {}, {}, {}, {}, {})", x, KernelFloatLiteral(1.f / q.scale), KernelFloatLiteral(q.scale),
-                        KernelFloatLiteral(q.zero_point),
-                        KernelFloatLiteral(q.qmin), KernelFloatLiteral(q.qmax));
-      }
-      return x;
-    };
-    defines += "#define ACT(v) " + wrap(act, launch.fake_quant) + "\n";
-    if (!launch.residual) {
-      defines += "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
-    } else if (launch.residual_add.enabled) {
-      defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
-                 IntegerAddCall(launch.residual_add, wrap("(v)", launch.pre_residual_fake_quant), "LOAD4(residual, (i))") + ")\n";
-    } else {
-      defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
-                 wrap("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n";
-    }
+    const std::string defines = LaunchDefines(launch, precision_);
     std::string key = defines + '\x01' + launch.source;
     const std::string program_name = "cl-program:" + ShortHash(key);
     auto it = programs_.find(key);
@@ -244,7 +216,7 @@ class ClBackend final : public Backend {
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = api_.clCreateKernel(it->second, launch.entry.c_str(), &err);
     if (err != CL_SUCCESS) return ClError("clCreateKernel " + launch.entry, err);
-    Launch l{launch.entry, kernel, {}, {}};
+    Launch l{launch.entry, kernel, {}};
     for (size_t i = 0; i < args.size(); ++i) {
       const BoundArg& a = args[i];
       switch (a.kind) {
@@ -265,52 +237,16 @@ class ClBackend final : public Backend {
     }
     size_t kernel_wg = 0;
     api_.clGetKernelWorkGroupInfo(kernel, device_id_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_wg), &kernel_wg, nullptr);
-    const size_t limit = std::min(max_work_group_, kernel_wg > 0 ? kernel_wg : max_work_group_);
-    for (int d = 0; d < 3; ++d) l.global[d] = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
-    if (!info_.is_gpu) {
-      // CPU devices (PoCL) compile one work-group function per local size:
-      // one fixed size keeps that to one per program.
-      l.local[0] = 8;
-      l.local[1] = 2;
-      l.local[2] = 1;
-    } else if (launch.local[0] != 0) {
-      for (int d = 0; d < 3; ++d) l.local[d] = std::max<size_t>(launch.local[static_cast<size_t>(d)], 1);
-    } else {
-      // About 128 work items, x first (consecutive x are consecutive addresses).
-      const size_t budget = std::min<size_t>(128, limit);
-      l.local[0] = std::min(PowerOfTwoAtLeast(l.global[0]), std::min<size_t>(budget, 32));
-      l.local[1] = std::min(PowerOfTwoAtLeast(l.global[1]), budget / l.local[0]);
-      l.local[2] = std::min(PowerOfTwoAtLeast(l.global[2]), budget / (l.local[0] * l.local[1]));
+    WorkGroupLimits limits;
+    limits.max_total = std::min(max_work_group_, kernel_wg > 0 ? kernel_wg : max_work_group_);
+    for (size_t d = 0; d < 3; ++d) limits.max_item[d] = max_item_[d];
+    limits.is_gpu = info_.is_gpu;
+    StatusOr<LaunchGeometry> geometry = ChooseGeometry(launch, limits, "OpenCL", info_.name);
+    if (!geometry.ok()) {
+      api_.clReleaseKernel(kernel);
+      return geometry.status();
     }
-    size_t total = 1;
-    for (int d = 0; d < 3; ++d) {
-      l.local[d] = std::max<size_t>(1, std::min(l.local[d], max_item_[d] > 0 ? max_item_[d] : l.local[d]));
-      total *= l.local[d];
-    }
-    if (launch.local[0] != 0 && info_.is_gpu) {
-      // A template that asks for its work group relies on dimension 0 (its
-      // lanes): shrink the others only.
-      for (int d = 2; d >= 1 && total > limit; --d) {
-        while (total > limit && l.local[d] > 1) {
-          total /= l.local[d];
-          l.local[d] /= 2;
-          total *= l.local[d];
-        }
-      }
-      if (total > limit) {
-        api_.clReleaseKernel(kernel);
-        return UnavailableError(fmt::format("OpenCL: kernel '{}' needs {} work items per group, {} allows {}", launch.entry,
-                                            l.local[0], info_.name, limit));
-      }
-    }
-    while (total > limit) {  // shrink the largest dimension until it fits
-      const int d = static_cast<int>(std::max_element(l.local, l.local + 3) - l.local);
-      total /= l.local[d];
-      l.local[d] = std::max<size_t>(1, l.local[d] / 2);
-      total *= l.local[d];
-    }
-    // The templates bound-check, so the grid is rounded up to whole groups.
-    for (int d = 0; d < 3; ++d) l.global[d] = (l.global[d] + l.local[d] - 1) / l.local[d] * l.local[d];
+    l.geometry = *geometry;
     l.name = fmt::format("{} [{}x{}x{}]", launch.entry, launch.global[0], launch.global[1], launch.global[2]);
     // Sustained speed: the fastest of a few work-group shapes, measured on
     // the device; kept in the cache under the program and the grid.
@@ -321,15 +257,15 @@ class ClBackend final : public Backend {
       const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
       if (blob != nullptr && blob->size() == sizeof(cached)) {
         std::memcpy(cached, blob->data(), sizeof(cached));
-        if (cached[0] * cached[1] * cached[2] <= limit) {
-          SetLocal(&l, launch, cached);
+        if (cached[0] * cached[1] * cached[2] <= limits.max_total) {
+          l.geometry = GeometryWithLocal(launch, {cached[0], cached[1], cached[2]});
           ++timings_.launches_tuned_cached;
         }
       } else {
         const auto start = std::chrono::steady_clock::now();
-        size_t best[3] = {l.local[0], l.local[1], l.local[2]};
-        Tune(kernel, launch, limit, best);
-        SetLocal(&l, launch, best);
+        const Dims3 chosen = Tune(kernel, launch, limits, l.geometry.local);
+        l.geometry = GeometryWithLocal(launch, chosen);
+        const size_t best[3] = {chosen[0], chosen[1], chosen[2]};
         timings_.tuning_ms += MsSince(start);
         ++timings_.launches_tuned;
         if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(best), sizeof(best)));
@@ -349,8 +285,8 @@ class ClBackend final : public Backend {
   Status Enqueue(int launch) override {
     const Launch& l = launches_[static_cast<size_t>(launch)];
     cl_event event = nullptr;
-    cl_int err = api_.clEnqueueNDRangeKernel(queue_, l.kernel, 3, nullptr, l.global, l.local, 0, nullptr,
-                                             profiling_ ? &event : nullptr);
+    cl_int err = api_.clEnqueueNDRangeKernel(queue_, l.kernel, 3, nullptr, l.geometry.global.data(), l.geometry.local.data(), 0,
+                                             nullptr, profiling_ ? &event : nullptr);
     if (event != nullptr) pending_.push_back({launch, event});
     return err == CL_SUCCESS ? Status::Ok() : ClError("clEnqueueNDRangeKernel", err);
   }
@@ -361,97 +297,68 @@ class ClBackend final : public Backend {
       cl_ulong start = 0, end = 0;
       api_.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
       api_.clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-      ProfileEntry& e = profile_[launches_[static_cast<size_t>(launch)].name];
-      e.ns += end > start ? static_cast<double>(end - start) : 0.0;
-      e.count += 1;
+      profile_.Add(launches_[static_cast<size_t>(launch)].name, end > start ? static_cast<double>(end - start) : 0.0);
       api_.clReleaseEvent(event);
     }
     pending_.clear();
     return err == CL_SUCCESS ? Status::Ok() : ClError("clFinish", err);
   }
 
- private:
-  struct ProfileEntry {
-    double ns = 0;
-    int64_t count = 0;
-  };
-
-  void PrintProfile() const {
-    std::vector<std::pair<double, std::string>> rows;
-    double total = 0;
-    for (const auto& [name, e] : profile_) {
-      rows.push_back({e.ns, name});
-      total += e.ns;
+  StatusOr<int> CreateRun(const RunPlan& plan) override {
+    runs_.push_back(plan);
+    return static_cast<int>(runs_.size()) - 1;
+  }
+  void ReleaseRun(int run) override {
+    if (run >= 0 && run < static_cast<int>(runs_.size())) runs_[static_cast<size_t>(run)] = RunPlan();
+  }
+  // The queue is in order: the writes, the launches and the reads, one wait.
+  Status Run(int run, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) override {
+    const RunPlan& plan = runs_.at(static_cast<size_t>(run));
+    for (size_t i = 0; i < plan.inputs.size(); ++i) {
+      RELITE_RETURN_IF_ERROR(Write(plan.inputs[i].buffer, inputs[i], plan.inputs[i].bytes, /*blocking=*/false));
     }
-    std::sort(rows.rbegin(), rows.rend());
-    std::fprintf(stderr, "GPU kernel profile (%s): total %.1f us of kernel time\n", info_.name.c_str(), total / 1e3);
-    for (const auto& [ns, name] : rows) {
-      const ProfileEntry& e = profile_.at(name);
-      std::fprintf(stderr, "  %-60s %8lld launches %10.1f us total %8.2f us each %5.1f%%\n", name.c_str(),
-                   static_cast<long long>(e.count), ns / 1e3, ns / 1e3 / static_cast<double>(e.count), total > 0 ? 100.0 * ns / total : 0.0);
+    for (int l : plan.launches) RELITE_RETURN_IF_ERROR(Enqueue(l));
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+      RELITE_RETURN_IF_ERROR(Read(plan.outputs[i].buffer, outputs[i], plan.outputs[i].bytes));
     }
+    return Finish();
   }
 
+  size_t device_bytes() const override { return device_bytes_; }
+  size_t peak_device_bytes() const override { return peak_device_bytes_; }
+
+ private:
   struct Launch {
     std::string name;  // entry and global size, for the profile
     cl_kernel kernel = nullptr;
-    size_t global[3];
-    size_t local[3];
+    LaunchGeometry geometry;
   };
-
-  // l's work group set to `local`, the global size rounded up to it.
-  static void SetLocal(Launch* l, const KernelLaunch& launch, const size_t local[3]) {
-    for (int d = 0; d < 3; ++d) {
-      l->local[d] = local[d];
-      const size_t g = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
-      l->global[d] = (g + l->local[d] - 1) / l->local[d] * l->local[d];
-    }
-  }
 
   // Times each candidate work-group shape (a few runs after one warm-up) and
   // writes the fastest into `best` (which holds the heuristic's choice).
-  void Tune(cl_kernel kernel, const KernelLaunch& launch, size_t limit, size_t best[3]) {
-    std::vector<std::array<size_t, 3>> candidates = {{best[0], best[1], best[2]}};
-    if (!info_.is_gpu) {
-      // A CPU device (PoCL) compiles one function per work-group shape: two
-      // alternatives only (RELITE_GPU_TUNE_ANY_DEVICE=1, for tests).
-      candidates.push_back({std::min<size_t>(16, limit), 1, 1});
-      candidates.push_back({std::min<size_t>(4, limit), std::min<size_t>(4, limit / 4), 1});
-    }
-    for (size_t x : {8, 16, 32, 64, 128, 256}) {
-      if (!info_.is_gpu) break;
-      for (size_t y : {1, 2, 4, 8, 16}) {
-        for (size_t z : {1, 2, 4}) {
-          if (x * y * z > limit || x * y * z < 32 || x > max_item_[0] || y > max_item_[1] || z > max_item_[2]) continue;
-          if (x > 2 * PowerOfTwoAtLeast(launch.global[0]) || y > 2 * PowerOfTwoAtLeast(launch.global[1]) ||
-              z > 2 * PowerOfTwoAtLeast(launch.global[2])) {
-            continue;  // mostly idle groups
-          }
-          candidates.push_back({x, y, z});
-        }
-      }
-    }
+  Dims3 Tune(cl_kernel kernel, const KernelLaunch& launch, const WorkGroupLimits& limits, const Dims3& current) {
+    const std::vector<Dims3> candidates = TuningCandidates(launch, limits, current);
+    Dims3 best = current;
     double best_us = std::numeric_limits<double>::infinity();
-    for (const auto& c : candidates) {
-      size_t global[3];
-      for (int d = 0; d < 3; ++d) {
-        const size_t g = std::max<size_t>(launch.global[static_cast<size_t>(d)], 1);
-        global[d] = (g + c[static_cast<size_t>(d)] - 1) / c[static_cast<size_t>(d)] * c[static_cast<size_t>(d)];
-      }
-      if (api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, c.data(), 0, nullptr, nullptr) != CL_SUCCESS) {
+    for (const Dims3& c : candidates) {
+      const Dims3 global = GeometryWithLocal(launch, c).global;
+      if (api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global.data(), c.data(), 0, nullptr, nullptr) != CL_SUCCESS) {
         continue;  // this shape does not fit the kernel
       }
       api_.clFinish(queue_);
       constexpr int kRuns = 5;
       const auto start = std::chrono::steady_clock::now();
-      for (int r = 0; r < kRuns; ++r) api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, c.data(), 0, nullptr, nullptr);
+      for (int r = 0; r < kRuns; ++r) {
+        api_.clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global.data(), c.data(), 0, nullptr, nullptr);
+      }
       api_.clFinish(queue_);
       const double us = MsSince(start) * 1e3 / kRuns;
       if (us < best_us * 0.97) {  // ties keep the earlier (heuristic) shape
         best_us = us;
-        for (int d = 0; d < 3; ++d) best[d] = c[static_cast<size_t>(d)];
+        best = c;
       }
     }
+    return best;
   }
 
   // A program from a cached binary, or null (the driver refused it; the
@@ -525,7 +432,10 @@ class ClBackend final : public Backend {
   bool tune_any_device_ = false;
   BackendTimings timings_;
   std::vector<std::pair<int, cl_event>> pending_;
-  std::map<std::string, ProfileEntry> profile_;
+  KernelProfile profile_;
+  std::vector<RunPlan> runs_;
+  size_t device_bytes_ = 0, peak_device_bytes_ = 0;
+  std::vector<size_t> buffer_bytes_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@ inline constexpr const char* kClPrelude = R"CL(
 #define INLINE inline
 #define F4(x) ((float4)(x))
 #define I4 int4
+typedef char schar;  // int8 boundary buffers (CUDA spells it signed char)
 #if RELITE_FP16
 #define STORAGE half
 #define LOAD4(p, i) vload_half4((i), (p))

@@ -52,11 +52,11 @@ std::string TypeDefines(const Quantization& quant, DataType type, bool to_gpu) {
     const float scale = quant.scale[0];
     const float zp = quant.zero_point.empty() ? 0.f : static_cast<float>(quant.zero_point[0]);
     if (to_gpu) {
-      return fmt::format("#define SRC_T {}\n#define READ_SRC(x) (((float)(x) - ({})) * ({}))\n", u8 ? "uchar" : "char",
+      return fmt::format("#define SRC_T {}\n#define READ_SRC(x) (((float)(x) - ({})) * ({}))\n", u8 ? "uchar" : "schar",
                          KernelFloatLiteral(zp), KernelFloatLiteral(scale));
     }
     return fmt::format("#define DST_T {0}\n#define CONVERT(v) (({0})clamp(rint((v) / ({1})) + ({2}), {3}.0f, {4}.0f))\n",
-                       u8 ? "uchar" : "char", KernelFloatLiteral(scale), KernelFloatLiteral(zp), u8 ? 0 : -128, u8 ? 255 : 127);
+                       u8 ? "uchar" : "schar", KernelFloatLiteral(scale), KernelFloatLiteral(zp), u8 ? 0 : -128, u8 ? 255 : 127);
   }
   return to_gpu ? "#define SRC_T float\n#define READ_SRC(x) (x)\n" : "#define DST_T float\n#define CONVERT(v) (v)\n";
 }

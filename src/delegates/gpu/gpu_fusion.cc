@@ -1,0 +1,127 @@
+#include "src/delegates/gpu/gpu_fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace relite::gpu {
+
+int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  constexpr int32_t kAdd = 0;
+  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> readers;
+  for (const PartitionNode& n : nodes) {
+    for (int t : n.program.reads) ++readers[t];
+  }
+  // Position of the node writing `t` among the first `limit`, or -1.
+  auto producer_of = [&](int t, size_t limit) {
+    for (size_t i = 0; i < limit; ++i) {
+      const auto& w = nodes[i].program.writes;
+      if (std::find(w.begin(), w.end(), t) != w.end()) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  int fused = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Node& node = graph.node(nodes[k].node);
+    if (node.builtin_code != kAdd || node.inputs.size() != 2 || node.outputs.size() != 1 ||
+        nodes[k].program.launches.size() != 1 || node.inputs[0] == node.inputs[1]) {
+      continue;
+    }
+    const int out = node.outputs[0];
+    for (int side = 0; side < 2; ++side) {
+      const int t = node.inputs[static_cast<size_t>(side)], other = node.inputs[static_cast<size_t>(1 - side)];
+      int p = producer_of(t, k);
+      if (p < 0 || outputs.count(t) || readers[t] != 1) continue;
+      if (graph.tensor(t).shape != graph.tensor(out).shape || graph.tensor(other).shape != graph.tensor(out).shape) continue;
+      const KernelLaunch& candidate = nodes[static_cast<size_t>(p)].program.launches.back();
+      if (!candidate.residual_fusable || candidate.residual || candidate.fusable_output_arg < 0 ||
+          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max) || !candidate.pre_residual_fake_quant.empty()) {
+        continue;
+      }
+      const KernelArg& o = candidate.args[static_cast<size_t>(candidate.fusable_output_arg)];
+      if (o.kind != KernelArg::Kind::kTensor || o.id != t) continue;
+      const int q = producer_of(other, k);
+      if (q > p) {
+        // `other` is computed after t's producer runs. Its producer can move
+        // just before it when everything it reads is ready by then (a
+        // residual branch's PAD or pooling of the block input): nothing in
+        // between reads its outputs, since they come after it.
+        bool movable = true;
+        for (int r : nodes[static_cast<size_t>(q)].program.reads) movable = movable && producer_of(r, k) < p;
+        if (!movable) continue;
+        std::rotate(nodes.begin() + p, nodes.begin() + q, nodes.begin() + q + 1);
+        ++p;
+      }
+      NodeProgram& prod = nodes[static_cast<size_t>(p)].program;
+      KernelLaunch& last = prod.launches.back();
+      last.args[static_cast<size_t>(last.fusable_output_arg)] = KernelArg::Tensor(out);
+      last.args.push_back(KernelArg::Tensor(other));
+      last.residual = true;
+      last.act_min = nodes[k].program.launches[0].act_min;
+      last.act_max = nodes[k].program.launches[0].act_max;
+      // Quantized: the producer's output is put on its grid before the
+      // residual is added, the sum on the ADD's.
+      last.pre_residual_fake_quant = std::move(last.fake_quant);
+      last.fake_quant = nodes[k].program.launches[0].fake_quant;
+      // An exact 8-bit ADD stays exact: t (the producer's value) is operand `side`.
+      const IntegerAdd& add = nodes[k].program.launches[0].integer_add;
+      last.residual_add = add.enabled && side == 1 ? add.Swapped() : add;
+      std::replace(prod.writes.begin(), prod.writes.end(), t, out);
+      prod.reads.push_back(other);
+      nodes[k].program = NodeProgram();
+      ++fused;
+      break;
+    }
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return fused;
+}
+
+int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  (void)graph;
+  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> producer;  // tensor -> position in nodes
+  std::map<int, int> readers;
+  for (const PartitionNode& n : nodes) {
+    for (int t : n.program.reads) ++readers[t];
+  }
+  int fused = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    // A node that only applies an epilogue to its input (RELU, RELU6,
+    // RELU_N1_TO_1, QUANTIZE, DEQUANTIZE: launches marked pure_epilogue)
+    // runs inside the launch producing that input when nothing else reads it.
+    const NodeProgram& me = nodes[k].program;
+    if (me.launches.size() == 1 && me.launches[0].pure_epilogue && me.reads.size() == 1 && me.writes.size() == 1) {
+      const KernelLaunch& epi = me.launches[0];
+      const int in = me.reads[0];
+      auto p = producer.find(in);
+      if (p != producer.end() && !outputs.count(in) && readers[in] == 1) {
+        NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
+        KernelLaunch& last = prod.launches.back();
+        const int arg = last.fusable_output_arg;
+        if (arg >= 0 && last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor &&
+            last.args[static_cast<size_t>(arg)].id == in) {
+          const int out = me.writes[0];
+          last.act_min = std::max(last.act_min, epi.act_min);
+          last.act_max = std::min(last.act_max, epi.act_max);
+          for (const FakeQuant& q : epi.fake_quant) {
+            if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
+          }
+          last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
+          std::replace(prod.writes.begin(), prod.writes.end(), in, out);
+          nodes[k].program = NodeProgram();
+          producer[out] = p->second;
+          ++fused;
+          continue;
+        }
+      }
+    }
+    for (int t : nodes[k].program.writes) producer[t] = static_cast<int>(k);
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return fused;
+}
+
+}  // namespace relite::gpu

@@ -1,0 +1,29 @@
+// Graph passes over a partition's node programs before it is built: each
+// removes launches (a partition's time on a GPU is dominated by its kernel
+// count) and keeps the partition's results exactly what they were.
+#pragma once
+
+#include <vector>
+
+#include "relite/delegate.h"
+#include "src/delegates/gpu/gpu_program.h"
+
+namespace relite::gpu {
+
+struct PartitionNode {
+  int node = -1;
+  NodeProgram program;
+};
+
+// Folds an ADD of two same-shape tensors into the launch producing one of
+// them (a convolution and its residual connection) when that launch supports
+// it, the folded tensor has no other use, and the other operand is ready
+// before it; returns the nodes folded away.
+int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
+// Folds RELU/RELU6/RELU_N1_TO_1 (and QUANTIZE/DEQUANTIZE: launches that only
+// apply an epilogue) into the launch producing their input when that tensor
+// is used by nothing else; returns the nodes folded away.
+int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
+}  // namespace relite::gpu

@@ -1,0 +1,48 @@
+#include "src/delegates/gpu/kernel_source.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace relite::gpu {
+namespace {
+
+// `x` wrapped in the fake quants, innermost first.
+std::string WrapFakeQuants(std::string x, const std::vector<FakeQuant>& fqs) {
+  for (const FakeQuant& q : fqs) {
+    x = fmt::format("fake_quant({}, {}, {}, {}, {}, {})", x, KernelFloatLiteral(1.f / q.scale), KernelFloatLiteral(q.scale),
+                    KernelFloatLiteral(q.zero_point), KernelFloatLiteral(q.qmin), KernelFloatLiteral(q.qmax));
+  }
+  return x;
+}
+
+}  // namespace
+
+std::string LaunchDefines(const KernelLaunch& launch, Precision precision) {
+  std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision == Precision::kFp16 ? 1 : 0);
+  defines += launch.defines;
+  const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
+  std::string act = "(v)";
+  if (lo && hi) {
+    act = fmt::format("clamp((v), {}, {})", KernelFloatLiteral(launch.act_min), KernelFloatLiteral(launch.act_max));
+  } else if (lo) {
+    act = fmt::format("fmax((v), {})", KernelFloatLiteral(launch.act_min));
+  } else if (hi) {
+    act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
+  }
+  defines += "#define ACT(v) " + WrapFakeQuants(act, launch.fake_quant) + "\n";
+  if (!launch.residual) {
+    defines += "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
+  } else if (launch.residual_add.enabled) {
+    defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
+               IntegerAddCall(launch.residual_add, WrapFakeQuants("(v)", launch.pre_residual_fake_quant),
+                              "LOAD4(residual, (i))") +
+               ")\n";
+  } else {
+    defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
+               WrapFakeQuants("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n";
+  }
+  return defines;
+}
+
+}  // namespace relite::gpu
