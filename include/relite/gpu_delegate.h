@@ -1,5 +1,7 @@
-// The GPU delegate: runs the float ops of a model on a GPU through OpenCL
-// (any OpenCL 1.2 device: NVIDIA/AMD/Intel/Mali GPUs, or PoCL on a CPU).
+// The GPU delegate: runs the float ops of a model on a GPU, through CUDA on
+// NVIDIA GPUs (kernels compiled by NVRTC, each partition replayed as one CUDA
+// graph) or through OpenCL (any OpenCL 1.2 device: NVIDIA/AMD/Intel/Mali
+// GPUs, or PoCL on a CPU).
 //
 //   relite::GpuDelegateOptions options;                // fp32, first GPU
 //   options.precision = relite::GpuPrecision::kFp16;   // allow precision loss
@@ -7,9 +9,11 @@
 //   if (!gpu.ok()) { /* e.g. no OpenCL library: run on the CPU */ }
 //   auto interp = relite::InterpreterBuilder(*model, resolver).AddDelegate(gpu->get()).Build();
 //
-// The OpenCL library is loaded at run time (dlopen), so relite builds and
-// runs where none is installed; CreateGpuDelegate then returns Unavailable
-// with the reason. RELITE_OPENCL_LIBRARY overrides the library searched for.
+// The OpenCL library, the CUDA driver (libcuda.so.1) and NVRTC are loaded at
+// run time (dlopen), so relite builds and runs where none is installed;
+// CreateGpuDelegate then returns Unavailable with the reason.
+// RELITE_OPENCL_LIBRARY, RELITE_CUDA_LIBRARY and RELITE_NVRTC_LIBRARY
+// override the libraries searched for.
 // The delegate must outlive the interpreters it was applied to.
 #pragma once
 
@@ -31,6 +35,16 @@ enum class GpuPrecision : uint8_t {
   kFp16,  // half storage (vload_half/vstore_half), float arithmetic and accumulation
 };
 
+enum class GpuBackend : uint8_t {
+  kAuto,    // CUDA when the CUDA driver loads and has a device, else OpenCL
+  kOpenCl,
+  kCuda,
+};
+// "auto", "opencl", "cuda".
+RELITE_API const char* GpuBackendName(GpuBackend backend);
+// Parses a GpuBackendName; false for anything else.
+RELITE_API bool ParseGpuBackend(const std::string& name, GpuBackend* backend);
+
 enum class GpuInferencePreference : uint8_t {
   kFastSingleAnswer,  // one answer soon: least initialisation work (heuristic work-group sizes)
   kSustainedSpeed,    // many inferences: each kernel's work-group size is tuned on the device at build
@@ -44,6 +58,9 @@ enum GpuExperimentalFlags : uint64_t {
 };
 
 struct GpuDelegateOptions {
+  // kAuto also honours RELITE_GPU_BACKEND=opencl|cuda (tests and benchmarks
+  // pick a backend without code changes); an explicit choice ignores it.
+  GpuBackend backend = GpuBackend::kAuto;
   GpuPrecision precision = GpuPrecision::kFp32;
   GpuInferencePreference inference_preference = GpuInferencePreference::kFastSingleAnswer;
   // Partitions handed to the GPU, largest estimated work first; 0: all.
@@ -54,9 +71,10 @@ struct GpuDelegateOptions {
   // output kept on its grid by a fake-quant epilogue (docs/GPU_DELEGATE.md).
   // Clear it to keep 8-bit nodes on the CPU.
   uint64_t experimental_flags = kGpuExperimentalQuantizedModels;
-  // Device: by index into ListGpuDevices(), else by a case-insensitive
-  // substring of the device or platform name, else the first GPU, else the
-  // first OpenCL device (e.g. PoCL's CPU device).
+  // Device, among the chosen backend's devices: by index (OpenCL: into
+  // ListGpuDevices()'s OpenCL devices; CUDA: the device ordinal), else by a
+  // case-insensitive substring of the device or platform name, else the
+  // first GPU, else the first OpenCL device (e.g. PoCL's CPU device).
   int device_index = -1;
   std::string device_name;
   // kGpuExperimentalSerialization: compiled kernels (and tuned work-group
@@ -80,7 +98,9 @@ struct GpuDelegateOptions {
 // Unimplemented (a reserved experimental flag is set).
 RELITE_API StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& options = {});
 
-// "#0 NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)", one per OpenCL device.
+// "#0 NVIDIA H200 (NVIDIA CUDA, OpenCL 3.0 CUDA, GPU)", one per OpenCL
+// device, then "cuda#0 NVIDIA H200 (NVIDIA CUDA, CUDA 13.0, sm_90, GPU)", one
+// per CUDA device. An error only when neither API has a device.
 RELITE_API StatusOr<std::vector<std::string>> ListGpuDevices();
 
 // Removes every cache entry relite wrote under `dir` (a serialization_dir).
@@ -89,6 +109,8 @@ RELITE_API Status ClearGpuDelegateCache(const std::string& dir, int* removed = n
 // The device a GPU delegate created by CreateGpuDelegate runs on, described
 // as ListGpuDevices does; empty for any other delegate.
 RELITE_API std::string GpuDelegateDevice(const Delegate& delegate);
+// The backend it runs on: "opencl" or "cuda"; empty for any other delegate.
+RELITE_API std::string GpuDelegateBackend(const Delegate& delegate);
 
 // What a GPU delegate built, summed over the interpreters it was applied to.
 // A partition's time on a GPU is dominated by its kernel count.
@@ -108,6 +130,9 @@ struct GpuDelegateStats {
   int cache_hits = 0, cache_misses = 0;
   bool cache_enabled = false;
   std::vector<std::string> cache_warnings;  // each printed once to stderr as "WARNING: ..."
+  // Device memory of the delegate's buffers (intermediates shared by
+  // lifetime, weights, staging): now and at most so far.
+  uint64_t device_bytes = 0, peak_device_bytes = 0;
 };
 // Zeros for any other delegate.
 RELITE_API GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);

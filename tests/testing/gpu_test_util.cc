@@ -10,8 +10,20 @@
 namespace relite::testing {
 
 bool GpuRequired() {
-  const char* env = std::getenv("RELITE_REQUIRE_GPU");
+  // The CUDA variants (RELITE_GPU_BACKEND=cuda) have their own switch: CI
+  // requires the OpenCL device (PoCL) but has no NVIDIA GPU.
+  const char* backend = std::getenv("RELITE_GPU_BACKEND");
+  const char* env = std::getenv(backend != nullptr && std::string(backend) == "cuda" ? "RELITE_REQUIRE_CUDA" : "RELITE_REQUIRE_GPU");
   return env != nullptr && std::string(env) == "1";
+}
+
+std::string CliPath() {
+  if (const char* env = std::getenv("RELITE_TEST_CLI"); env != nullptr && *env != '\0') return env;
+#ifdef RELITE_CLI_PATH
+  return RELITE_CLI_PATH;
+#else
+  return "relite";
+#endif
 }
 
 Delegate* SharedGpuDelegate(GpuPrecision precision, std::string* reason) {

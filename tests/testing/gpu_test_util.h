@@ -19,6 +19,9 @@ namespace relite::testing {
 // *reason set.
 Delegate* SharedGpuDelegate(GpuPrecision precision, std::string* reason);
 bool GpuRequired();
+// The relite CLI the tests start: $RELITE_TEST_CLI (binaries carried to
+// another machine), else the build's own (RELITE_CLI_PATH).
+std::string CliPath();
 
 struct GpuRunResult {
   int partitions = 0;

@@ -127,10 +127,12 @@ std::string GpuJson(const Loaded& loaded) {
   return fmt::format(
       ", \"gpu\": {{\"kernels\": {}, \"context_ms\": {:.3f}, \"compile_ms\": {:.3f}, \"cache_load_ms\": {:.3f}, "
       "\"tuning_ms\": {:.3f}, \"upload_ms\": {:.3f}, \"programs_compiled\": {}, \"programs_from_cache\": {}, "
-      "\"launches_tuned\": {}, \"launches_tuned_cached\": {}, \"cache\": \"{}\"}}",
+      "\"launches_tuned\": {}, \"launches_tuned_cached\": {}, \"cache\": \"{}\", \"backend\": \"{}\", "
+      "\"device\": \"{}\", \"peak_device_mb\": {:.3f}}}",
       g.kernels, g.context_ms, g.compile_ms, g.cache_load_ms, g.tuning_ms, g.upload_ms, g.programs_compiled,
       g.programs_from_cache, g.launches_tuned, g.launches_tuned_cached,
-      !g.cache_enabled ? "off" : (g.cache_hits > 0 ? "hit" : "miss"));
+      !g.cache_enabled ? "off" : (g.cache_hits > 0 ? "hit" : "miss"), GpuDelegateBackend(*loaded.delegate),
+      JsonEscape(GpuDelegateDevice(*loaded.delegate)), static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0));
 }
 
 Status Bench(const BenchOptions& o) {
@@ -190,6 +192,9 @@ Status Bench(const BenchOptions& o) {
     fmt::print("cpu kernels:  {}\n", CpuKernelLevel());
     fmt::print("init:         {:.3f} ms (load + build + allocate)\n", init_ms);
     if (loaded.delegate) {
+      if (const std::string device = GpuDelegateDevice(*loaded.delegate); !device.empty()) {
+        fmt::print("gpu:          {} backend on {}\n", GpuDelegateBackend(*loaded.delegate), device);
+      }
       const std::string parts = DelegateInitBreakdown(*loaded.delegate);
       if (!parts.empty()) fmt::print("  GPU:        {}\n", parts);
       const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
@@ -205,6 +210,10 @@ Status Bench(const BenchOptions& o) {
     fmt::print("  mean        {:.3f} ms\n", st.mean);
     fmt::print("arena:        {:.3f} MiB\n", arena_mb);
     fmt::print("peak RSS:     {:.1f} MiB\n", rss_mb);
+    if (loaded.delegate) {
+      const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
+      if (g.partitions > 0) fmt::print("peak device:  {:.1f} MiB\n", static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0));
+    }
   }
   if (profiling) PrintProfile(interp, profile, o.runs, o.profile_nodes);
   return Status::Ok();

@@ -51,6 +51,9 @@ namespace {
 
 StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFlags& flags) {
   GpuDelegateOptions options;
+  if (!ParseGpuBackend(flags.gpu_backend, &options.backend)) {
+    return InvalidArgumentError(fmt::format("--gpu-backend must be auto, opencl or cuda, got '{}'", flags.gpu_backend));
+  }
   if (flags.precision == "fp16") {
     options.precision = GpuPrecision::kFp16;
   } else if (flags.precision != "fp32") {
@@ -85,7 +88,10 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
     return InvalidArgumentError("--model-token needs --serialization-dir");
   }
   auto delegate = CreateGpuDelegate(options);
-  if (delegate.ok()) std::fprintf(stderr, "INFO: GPU delegate on %s, %s\n", GpuDelegateDevice(**delegate).c_str(), flags.precision.c_str());
+  if (delegate.ok()) {
+    std::fprintf(stderr, "INFO: GPU delegate on %s, %s backend, %s\n", GpuDelegateDevice(**delegate).c_str(),
+                 GpuDelegateBackend(**delegate) == "cuda" ? "CUDA" : "OpenCL", flags.precision.c_str());
+  }
   return delegate;
 }
 
@@ -113,7 +119,7 @@ std::string DelegateInitBreakdown(const Delegate& delegate) {
 }
 
 void RegisterBuiltinDelegates() {
-  RegisterDelegate("gpu", "OpenCL GPU delegate (fp32, or fp16 storage with --precision fp16)", CreateGpuDelegateFromFlags);
+  RegisterDelegate("gpu", "GPU delegate on CUDA or OpenCL (fp32, or fp16 storage with --precision fp16)", CreateGpuDelegateFromFlags);
 }
 
 }  // namespace relite::cli

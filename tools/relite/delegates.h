@@ -21,6 +21,7 @@ struct DelegateFlags {
   std::string serialization_dir;   // --serialization-dir DIR: the GPU kernel cache
   std::string model_token;         // --model-token T
   std::string preference = "fast";  // --inference-preference fast|sustained
+  std::string gpu_backend = "auto"; // --gpu-backend auto|opencl|cuda
 };
 
 using DelegateFactory = std::function<StatusOr<std::unique_ptr<Delegate>>(const DelegateFlags& flags)>;

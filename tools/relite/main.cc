@@ -57,6 +57,9 @@ int Main(int argc, char** argv) {
                     "GPU delegate: fast (default: heuristic work-group sizes) or sustained (tune each kernel on the "
                     "device; cached with --serialization-dir)")
         ->check(CLI::IsMember({"fast", "sustained"}));
+    cmd->add_option("--gpu-backend", flags.gpu_backend,
+                    "GPU delegate: auto (default: CUDA on an NVIDIA GPU whose driver loads, else OpenCL), opencl or cuda")
+        ->check(CLI::IsMember({"auto", "opencl", "cuda"}));
   };
 
   relite::cli::RunOptions run_opts;

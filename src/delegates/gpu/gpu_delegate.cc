@@ -1,6 +1,7 @@
 #include "relite/gpu_delegate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -9,6 +10,8 @@
 
 #include "src/delegates/gpu/cache/kernel_cache.h"
 #include "src/delegates/gpu/cl/cl_backend.h"
+#include "src/delegates/gpu/cuda/cuda_backend.h"
+#include "src/delegates/gpu/gpu_delegate_internal.h"
 #include "src/delegates/gpu/gpu_partition.h"
 #include "src/delegates/gpu/ops/op_builder.h"
 
@@ -49,6 +52,8 @@ class GpuDelegate final : public Delegate {
     s.programs_from_cache = t.programs_from_cache;
     s.launches_tuned = t.launches_tuned;
     s.launches_tuned_cached = t.launches_tuned_cached;
+    s.device_bytes = backend_->device_bytes();
+    s.peak_device_bytes = backend_->peak_device_bytes();
     return s;
   }
 
@@ -149,17 +154,78 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& 
   }
   if (options.max_delegated_partitions < 0) return InvalidArgumentError("GPU delegate: max_delegated_partitions must be >= 0");
   if (options.min_nodes_per_partition < 1) return InvalidArgumentError("GPU delegate: min_nodes_per_partition must be >= 1");
-  gpu::cl::ClDeviceChoice choice{options.device_index, options.device_name};
   const gpu::Precision precision = options.precision == GpuPrecision::kFp16 ? gpu::Precision::kFp16 : gpu::Precision::kFp32;
-  auto backend = gpu::cl::CreateClBackend(choice, precision);
+  GpuBackend which = options.backend;
+  if (which == GpuBackend::kAuto) {
+    if (const char* env = std::getenv("RELITE_GPU_BACKEND"); env != nullptr && *env != '\0') {
+      if (!ParseGpuBackend(env, &which)) {
+        return InvalidArgumentError(fmt::format("RELITE_GPU_BACKEND={} is not auto, opencl or cuda", EscapeUntrusted(env)));
+      }
+    }
+  }
+  auto open_cuda = [&] {
+    return gpu::cuda::CreateCudaBackend({options.device_index, options.device_name}, precision);
+  };
+  auto open_cl = [&] { return gpu::cl::CreateClBackend({options.device_index, options.device_name}, precision); };
+  StatusOr<std::unique_ptr<gpu::Backend>> backend = UnavailableError("no backend");
+  if (which == GpuBackend::kCuda) {
+    backend = open_cuda();
+  } else if (which == GpuBackend::kOpenCl) {
+    backend = open_cl();
+  } else {
+    // Auto: CUDA where its driver, NVRTC and a matching device are there
+    // (an NVIDIA GPU), else OpenCL; when both fail, both reasons.
+    backend = open_cuda();
+    if (!backend.ok()) {
+      const Status cuda_reason = backend.status();
+      backend = open_cl();
+      if (!backend.ok()) {
+        return backend.status().WithContext("GPU delegate unavailable (CUDA: " + cuda_reason.message() + "; OpenCL)");
+      }
+    }
+  }
   if (!backend.ok()) return backend.status().WithContext("GPU delegate unavailable");
   return std::unique_ptr<Delegate>(std::make_unique<GpuDelegate>(options, std::shared_ptr<gpu::Backend>(std::move(*backend))));
 }
 
+namespace gpu {
+std::unique_ptr<Delegate> CreateGpuDelegateOnBackend(const GpuDelegateOptions& options, std::shared_ptr<Backend> backend) {
+  return std::make_unique<GpuDelegate>(options, std::move(backend));
+}
+}  // namespace gpu
+
+const char* GpuBackendName(GpuBackend backend) {
+  switch (backend) {
+    case GpuBackend::kAuto: return "auto";
+    case GpuBackend::kOpenCl: return "opencl";
+    case GpuBackend::kCuda: return "cuda";
+  }
+  return "auto";
+}
+
+bool ParseGpuBackend(const std::string& name, GpuBackend* backend) {
+  for (GpuBackend b : {GpuBackend::kAuto, GpuBackend::kOpenCl, GpuBackend::kCuda}) {
+    if (name == GpuBackendName(b)) {
+      *backend = b;
+      return true;
+    }
+  }
+  return false;
+}
+
 StatusOr<std::vector<std::string>> ListGpuDevices() {
-  RELITE_ASSIGN_OR_RETURN(std::vector<gpu::DeviceInfo> devices, gpu::cl::ListClDevices());
   std::vector<std::string> out;
-  for (size_t i = 0; i < devices.size(); ++i) out.push_back(fmt::format("#{} {}", i, devices[i].Describe()));
+  auto cl = gpu::cl::ListClDevices();
+  if (cl.ok()) {
+    for (size_t i = 0; i < cl->size(); ++i) out.push_back(fmt::format("#{} {}", i, (*cl)[i].Describe()));
+  }
+  auto cuda = gpu::cuda::ListCudaDevices();
+  if (cuda.ok()) {
+    for (size_t i = 0; i < cuda->size(); ++i) out.push_back(fmt::format("cuda#{} {}", i, (*cuda)[i].Describe()));
+  }
+  if (out.empty()) {
+    return UnavailableError(fmt::format("no GPU device: OpenCL: {}; CUDA: {}", cl.status().message(), cuda.status().message()));
+  }
   return out;
 }
 
@@ -173,6 +239,11 @@ GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate) {
 std::string GpuDelegateDevice(const Delegate& delegate) {
   const auto* gpu = dynamic_cast<const GpuDelegate*>(&delegate);
   return gpu == nullptr ? std::string() : gpu->backend().device().Describe();
+}
+
+std::string GpuDelegateBackend(const Delegate& delegate) {
+  const auto* gpu = dynamic_cast<const GpuDelegate*>(&delegate);
+  return gpu == nullptr ? std::string() : gpu->backend().device().backend;
 }
 
 }  // namespace relite

@@ -280,7 +280,7 @@ TEST(GpuKernelCache, ConcurrentWritersLeaveOneValidEntry) {
   std::vector<pid_t> children;
   for (int k = 0; k < 2; ++k) {
     const std::string log = dir / ("log" + std::to_string(k));
-    std::vector<std::string> args = {RELITE_CLI_PATH, "run", dir / "model.tflite", "--delegate", "gpu", "--serialization-dir", cache};
+    std::vector<std::string> args = {testing::CliPath(), "run", dir / "model.tflite", "--delegate", "gpu", "--serialization-dir", cache};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -159,7 +159,9 @@ TEST(GpuDelegateTest, OptionErrorsAreValues) {
   ASSERT_FALSE(c.ok());
   if (c.status().code() != StatusCode::kUnavailable) {
     EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
-    EXPECT_NE(c.status().message().find("no OpenCL device matches 'no-such-device-anywhere'"), std::string::npos);
+    // "no OpenCL device matches ..." or "no CUDA device matches ...".
+    EXPECT_NE(c.status().message().find(" device matches 'no-such-device-anywhere'"), std::string::npos)
+        << c.status().ToString();
   }
 }
 
@@ -195,7 +197,7 @@ TEST(GpuDelegateTest, WithoutOpenClTheCliWarnsAndRunsOnTheCpu) {
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
   std::string out;
-  const int rc = RunShell("RELITE_OPENCL_LIBRARY=/nonexistent/libOpenCL.so " + std::string(RELITE_CLI_PATH) + " run " + path +
+  const int rc = RunShell("RELITE_OPENCL_LIBRARY=/nonexistent/libOpenCL.so " + testing::CliPath() + " run " + path +
                          " --delegate gpu",
                      &out);
   EXPECT_EQ(rc, 0) << out;
@@ -213,7 +215,7 @@ TEST(GpuDelegateTest, CliInspectShowsThePlacementTable) {
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
   std::string out;
-  ASSERT_EQ(RunShell(std::string(RELITE_CLI_PATH) + " inspect " + path + " --delegate gpu --precision fp16", &out), 0) << out;
+  ASSERT_EQ(RunShell(testing::CliPath() + " inspect " + path + " --delegate gpu --precision fp16", &out), 0) << out;
   EXPECT_NE(out.find("placement (GPU delegate)"), std::string::npos) << out;
   EXPECT_NE(out.find("GPU partition 0"), std::string::npos) << out;
   EXPECT_NE(out.find("GPU partition 1"), std::string::npos) << out;
@@ -242,7 +244,7 @@ TEST(GpuDelegateTest, CliRejectsAGpuDeviceThatDoesNotExist) {
   const std::string path = WriteChain("relite_gpu_device.tflite", {kAdd});
   ASSERT_FALSE(path.empty());
   std::string out;
-  EXPECT_NE(RunShell(std::string(RELITE_CLI_PATH) + " run " + path + " --delegate gpu --gpu-device no-such-device-anywhere", &out), 0);
+  EXPECT_NE(RunShell(testing::CliPath() + " run " + path + " --delegate gpu --gpu-device no-such-device-anywhere", &out), 0);
   EXPECT_NE(out.find("error: "), std::string::npos) << out;
   EXPECT_NE(out.find("no OpenCL device matches 'no-such-device-anywhere' (devices: #0 "), std::string::npos) << out;
 }
@@ -253,7 +255,7 @@ TEST(GpuDelegateTest, ProfileEnvironmentPrintsKernelTimes) {
   const std::string path = WriteChain("relite_gpu_profile.tflite", {kAdd, kLogistic});
   ASSERT_FALSE(path.empty());
   std::string out;
-  ASSERT_EQ(RunShell("RELITE_GPU_PROFILE=1 " + std::string(RELITE_CLI_PATH) + " bench " + path + " --delegate gpu --runs 3", &out), 0)
+  ASSERT_EQ(RunShell("RELITE_GPU_PROFILE=1 " + testing::CliPath() + " bench " + path + " --delegate gpu --runs 3", &out), 0)
       << out;
   EXPECT_NE(out.find("GPU kernel profile ("), std::string::npos) << out;
   EXPECT_NE(out.find("binary [4x4x2]"), std::string::npos) << out;  // ADD over [1,4,4,6]: W x H x slices

@@ -13,7 +13,7 @@ inline constexpr const char* kClPrelude = R"CL(
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define INLINE inline
 #define F4(x) ((float4)(x))
-#define I4 int4
+#define I4(x) ((int4)(x))
 typedef char schar;  // int8 boundary buffers (CUDA spells it signed char)
 #if RELITE_FP16
 #define STORAGE half

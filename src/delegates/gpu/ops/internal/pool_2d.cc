@@ -47,13 +47,13 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
   // The CPU's integer rule on the codes (zero point included): uint8
   // (sum + n/2) / n, int8 halves away from zero (C division).
   if (count > 0) {
-    int4 sum = convert_int4(acc) + (int4)(count * q_zp), round_up = (int4)(count / 2);
+    int4 sum = convert_int4(acc) + I4(count * q_zp), round_up = I4(count / 2);
 #if QUANT_UINT8
     int4 q = (sum + round_up) / count;
 #else
     int4 q = select((sum - round_up) / count, (sum + round_up) / count, sum > 0);
 #endif
-    acc = convert_float4(q - (int4)(q_zp)) * q_scale;
+    acc = convert_float4(q - I4(q_zp)) * q_scale;
   }
 #else
   if (count > 0) acc = acc / F4((float)count);

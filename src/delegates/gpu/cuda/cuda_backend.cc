@@ -1,0 +1,598 @@
+#include "src/delegates/gpu/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "src/delegates/gpu/cuda/cuda_api.h"
+#include "src/delegates/gpu/cuda/cuda_prelude.h"
+#include "src/delegates/gpu/kernel_profile.h"
+#include "src/delegates/gpu/kernel_source.h"
+#include "src/delegates/gpu/launch_geometry.h"
+
+namespace relite::gpu::cuda {
+namespace {
+
+constexpr const char* kReliteVersion = "0.1.0";
+// -default-device: helper functions without __device__ are device code;
+// fmad as OpenCL's -cl-mad-enable. (--gpu-architecture is added per device.)
+constexpr const char* kNvrtcOptions[] = {"-default-device", "--fmad=true", "-std=c++17"};
+
+std::string NvrtcOptionsText() {
+  std::string s;
+  for (const char* o : kNvrtcOptions) s += std::string(s.empty() ? "" : " ") + o;
+  return s;
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Status CuError(const CudaApi& api, const std::string& what, CUresult code) {
+  const std::string msg = fmt::format("CUDA: {} failed: {}", what, CudaErrorName(api, code));
+  return code == CUDA_ERROR_OUT_OF_MEMORY ? Status(StatusCode::kUnavailable, msg) : InternalError(msg);
+}
+
+#define RELITE_CU(call, what)                                             \
+  do {                                                                    \
+    if (const CUresult relite_cu_err = (call); relite_cu_err != CUDA_SUCCESS) \
+      return CuError(api_, (what), relite_cu_err);                        \
+  } while (0)
+
+struct FoundDevice {
+  CUdevice device = 0;
+  int ordinal = 0;
+  int major = 0, minor = 0;  // compute capability
+  DeviceInfo info;
+};
+
+StatusOr<std::vector<FoundDevice>> FindDevices(const CudaApi& api) {
+  int count = 0;
+  if (CUresult err = api.cuDeviceGetCount(&count); err != CUDA_SUCCESS) return CuError(api, "cuDeviceGetCount", err);
+  if (count == 0) return UnavailableError("the CUDA driver reports no device");
+  int driver = 0;
+  api.cuDriverGetVersion(&driver);
+  std::vector<FoundDevice> out;
+  for (int i = 0; i < count; ++i) {
+    FoundDevice f;
+    f.ordinal = i;
+    if (api.cuDeviceGet(&f.device, i) != CUDA_SUCCESS) continue;
+    char name[256] = {};
+    api.cuDeviceGetName(name, sizeof(name) - 1, f.device);
+    api.cuDeviceGetAttribute(&f.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, f.device);
+    api.cuDeviceGetAttribute(&f.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, f.device);
+    int sms = 0;
+    api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, f.device);
+    size_t mem = 0;
+    api.cuDeviceTotalMem(&mem, f.device);
+    f.info.backend = "cuda";
+    f.info.name = name;
+    f.info.vendor = "NVIDIA";
+    f.info.version = fmt::format("CUDA {}.{}, sm_{}{}", driver / 1000, driver % 1000 / 10, f.major, f.minor);
+    f.info.driver = std::to_string(driver);
+    f.info.platform = "NVIDIA CUDA";
+    f.info.is_gpu = true;
+    f.info.has_fp16_arithmetic = f.major >= 6;
+    f.info.global_memory = mem;
+    f.info.compute_units = sms;
+    out.push_back(std::move(f));
+  }
+  if (out.empty()) return UnavailableError("no CUDA device could be opened");
+  return out;
+}
+
+StatusOr<std::string> Compile(const NvrtcApi& nvrtc, const std::string& text, const std::string& entry, const std::string& arch,
+                              const std::string& device) {
+  nvrtcProgram program = nullptr;
+  nvrtcResult r = nvrtc.nvrtcCreateProgram(&program, text.c_str(), (entry + ".cu").c_str(), 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) return InternalError(fmt::format("NVRTC: creating kernel '{}' failed: {}", entry, nvrtc.nvrtcGetErrorString(r)));
+  const std::string arch_option = "--gpu-architecture=" + arch;
+  std::vector<const char*> options = {arch_option.c_str()};
+  for (const char* o : kNvrtcOptions) options.push_back(o);
+  r = nvrtc.nvrtcCompileProgram(program, static_cast<int>(options.size()), options.data());
+  if (r != NVRTC_SUCCESS) {
+    size_t n = 0;
+    nvrtc.nvrtcGetProgramLogSize(program, &n);
+    std::string log(n, '\0');
+    if (n > 0) nvrtc.nvrtcGetProgramLog(program, log.data());
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    nvrtc.nvrtcDestroyProgram(&program);
+    return InternalError(fmt::format("NVRTC: compiling kernel '{}' for {} ({}) failed: {}\n{}", entry, device, arch,
+                                     nvrtc.nvrtcGetErrorString(r), log));
+  }
+  size_t size = 0;
+  nvrtc.nvrtcGetCUBINSize(program, &size);
+  std::string cubin(size, '\0');
+  if (size == 0 || nvrtc.nvrtcGetCUBIN(program, cubin.data()) != NVRTC_SUCCESS) {
+    nvrtc.nvrtcDestroyProgram(&program);
+    return InternalError(fmt::format("NVRTC: kernel '{}' produced no cubin for {}", entry, arch));
+  }
+  nvrtc.nvrtcDestroyProgram(&program);
+  return cubin;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(const CudaApi& api, const NvrtcApi& nvrtc, FoundDevice dev, Precision precision)
+      : api_(api), nvrtc_(nvrtc), device_(dev.device), info_(std::move(dev.info)), precision_(precision),
+        arch_(fmt::format("sm_{}{}", dev.major, dev.minor)) {}
+
+  ~CudaBackend() override {
+    if (context_ == nullptr) return;
+    api_.cuCtxPushCurrent(context_);
+    if (stream_ != nullptr) api_.cuStreamSynchronize(stream_);
+    if (profiling_) {
+      CollectProfile();
+      profile_.Print(info_.name);
+    }
+    for (size_t r = 0; r < runs_.size(); ++r) DestroyRun(runs_[r]);
+    for (auto& e : event_pool_) api_.cuEventDestroy(e);
+    for (auto& [key, module] : modules_) api_.cuModuleUnload(module);
+    for (const Buffer& b : buffers_) {
+      if (b.ptr != 0) api_.cuMemFree(b.ptr);
+    }
+    if (stream_ != nullptr) api_.cuStreamDestroy(stream_);
+    CUcontext popped = nullptr;
+    api_.cuCtxPopCurrent(&popped);
+    api_.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  Status Init() {
+    const auto start = std::chrono::steady_clock::now();
+    RELITE_CU(api_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain on " + info_.name);
+    Current current(*this);
+    RELITE_CU(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    profiling_ = GpuProfilingRequested();
+    for (auto [attr, d] : {std::pair{CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0}, {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1},
+                           {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 2}}) {
+      int v = 0;
+      api_.cuDeviceGetAttribute(&v, attr, device_);
+      max_block_[d] = static_cast<size_t>(std::max(v, 1));
+    }
+    for (auto [attr, d] : {std::pair{CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 0}, {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 1},
+                           {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 2}}) {
+      int v = 0;
+      api_.cuDeviceGetAttribute(&v, attr, device_);
+      max_grid_[d] = static_cast<size_t>(std::max(v, 1));
+    }
+    timings_.context_ms += MsSince(start);
+    return Status::Ok();
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+  Precision precision() const override { return precision_; }
+  int num_programs() const override { return static_cast<int>(modules_.size()); }
+  void SetTuning(bool sustained) override { tuning_ = sustained; }
+  bool tuning() const override { return tuning_; }
+  const BackendTimings& timings() const override { return timings_; }
+  size_t device_bytes() const override { return device_bytes_; }
+  size_t peak_device_bytes() const override { return peak_device_bytes_; }
+
+  std::string CacheConfig() const override {
+    return fmt::format("relite {}; backend cuda; device {}; {}; driver {}; nvrtc {}.{}; precision {}; prelude {}; options {}; "
+                       "tuning {}",
+                       kReliteVersion, info_.name, info_.version, info_.driver, nvrtc_.major, nvrtc_.minor,
+                       precision_ == Precision::kFp16 ? "fp16" : "fp32", ShortHash(kCudaPrelude), NvrtcOptionsText(),
+                       tuning_ ? "sustained" : "heuristic");
+  }
+
+  StatusOr<int> CreateBuffer(size_t bytes) override {
+    Current current(*this);
+    CUdeviceptr ptr = 0;
+    const size_t size = std::max<size_t>(bytes, 16);
+    RELITE_CU(api_.cuMemAlloc(&ptr, size), fmt::format("cuMemAlloc of {} bytes on {}", size, info_.name));
+    buffers_.push_back({ptr, size});
+    device_bytes_ += size;
+    peak_device_bytes_ = std::max(peak_device_bytes_, device_bytes_);
+    return static_cast<int>(buffers_.size()) - 1;
+  }
+
+  void ReleaseBuffer(int buffer) override {
+    if (buffer < 0 || buffer >= static_cast<int>(buffers_.size())) return;
+    Buffer& b = buffers_[static_cast<size_t>(buffer)];
+    if (b.ptr == 0) return;
+    Current current(*this);
+    api_.cuStreamSynchronize(stream_);
+    api_.cuMemFree(b.ptr);
+    device_bytes_ -= b.bytes;
+    b = {};
+  }
+
+  Status Write(int buffer, const void* src, size_t bytes, bool blocking) override {
+    if (bytes == 0) return Status::Ok();
+    Current current(*this);
+    RELITE_CU(api_.cuMemcpyHtoDAsync(buffers_.at(static_cast<size_t>(buffer)).ptr, src, bytes, stream_), "cuMemcpyHtoDAsync");
+    if (blocking) RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    return Status::Ok();
+  }
+
+  Status Read(int buffer, void* dst, size_t bytes) override {
+    if (bytes == 0) return Status::Ok();
+    Current current(*this);
+    RELITE_CU(api_.cuMemcpyDtoHAsync(dst, buffers_.at(static_cast<size_t>(buffer)).ptr, bytes, stream_), "cuMemcpyDtoHAsync");
+    return Status::Ok();
+  }
+
+  StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
+    Current current(*this);
+    std::string defines = LaunchDefines(launch, precision_);
+    std::string key = defines + '\x01' + launch.source;
+    const std::string program_name = "cuda-cubin:" + ShortHash(key);
+    auto it = modules_.find(key);
+    if (it == modules_.end()) {
+      CUmodule module = nullptr;
+      if (const std::string* cubin = cache != nullptr ? cache->Find(program_name) : nullptr) {
+        const auto start = std::chrono::steady_clock::now();
+        if (api_.cuModuleLoadData(&module, cubin->data()) == CUDA_SUCCESS) {
+          timings_.cache_load_ms += MsSince(start);
+          ++timings_.programs_from_cache;
+        } else {
+          module = nullptr;  // the driver refused it: compile instead
+        }
+      }
+      if (module == nullptr) {
+        const auto start = std::chrono::steady_clock::now();
+        RELITE_ASSIGN_OR_RETURN(std::string cubin,
+                                Compile(nvrtc_, defines + kCudaPrelude + launch.source, launch.entry, arch_, info_.name));
+        RELITE_CU(api_.cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData of kernel '" + launch.entry + "'");
+        timings_.compile_ms += MsSince(start);
+        ++timings_.programs_compiled;
+        if (cache != nullptr) cache->Put(program_name, std::move(cubin));
+      }
+      it = modules_.emplace(std::move(key), module).first;
+    }
+    Launch l;
+    l.name = fmt::format("{} [{}x{}x{}]", launch.entry, launch.global[0], launch.global[1], launch.global[2]);
+    RELITE_CU(api_.cuModuleGetFunction(&l.function, it->second, launch.entry.c_str()), "cuModuleGetFunction " + launch.entry);
+    l.slots.resize(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const BoundArg& a = args[i];
+      Slot& s = l.slots[i];
+      switch (a.kind) {
+        case BoundArg::Kind::kBuffer: s.ptr = buffers_.at(static_cast<size_t>(a.buffer)).ptr; break;
+        case BoundArg::Kind::kInt: s.i = a.i; break;
+        case BoundArg::Kind::kFloat: s.f = a.f; break;
+      }
+    }
+    int max_threads = 0;
+    api_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.function);
+    WorkGroupLimits limits;
+    limits.max_total = static_cast<size_t>(std::max(max_threads, 1));
+    limits.max_item = {max_block_[0], max_block_[1], max_block_[2]};
+    limits.is_gpu = true;
+    RELITE_ASSIGN_OR_RETURN(l.geometry, ChooseGeometry(launch, limits, "CUDA", info_.name));
+    if (tuning_ && launch.local[0] == 0) {
+      const std::string tune_name = fmt::format("cuda-local:{}:{}x{}x{}", program_name, launch.global[0], launch.global[1],
+                                                launch.global[2]);
+      size_t cached[3] = {0, 0, 0};
+      const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
+      if (blob != nullptr && blob->size() == sizeof(cached)) {
+        std::memcpy(cached, blob->data(), sizeof(cached));
+        if (cached[0] * cached[1] * cached[2] <= limits.max_total) {
+          l.geometry = GeometryWithLocal(launch, {cached[0], cached[1], cached[2]});
+          ++timings_.launches_tuned_cached;
+        }
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        const Dims3 best = Tune(l, launch, limits);
+        l.geometry = GeometryWithLocal(launch, best);
+        timings_.tuning_ms += MsSince(start);
+        ++timings_.launches_tuned;
+        const size_t blob_value[3] = {best[0], best[1], best[2]};
+        if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(blob_value), sizeof(blob_value)));
+      }
+    }
+    for (size_t d = 0; d < 3; ++d) {
+      if (l.geometry.global[d] / l.geometry.local[d] > max_grid_[d]) {
+        return UnavailableError(fmt::format("CUDA: kernel '{}' needs {} blocks along dimension {}, {} allows {}", l.name,
+                                            l.geometry.global[d] / l.geometry.local[d], d, info_.name, max_grid_[d]));
+      }
+    }
+    launches_.push_back(std::move(l));
+    Launch& stored = launches_.back();
+    for (Slot& s : stored.slots) stored.params.push_back(&s);
+    return static_cast<int>(launches_.size()) - 1;
+  }
+
+  void ReleaseLaunch(int launch) override {
+    if (launch >= 0 && launch < static_cast<int>(launches_.size())) launches_[static_cast<size_t>(launch)].function = nullptr;
+  }
+
+  Status Enqueue(int launch) override {
+    Current current(*this);
+    return EnqueueLaunch(launch, profiling_);
+  }
+
+  Status Finish() override {
+    Current current(*this);
+    RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    if (profiling_) CollectProfile();
+    return Status::Ok();
+  }
+
+  // The inputs' and outputs' staging buffers get pinned host copies, and the
+  // whole run (copies in, every launch, copies out) is captured once as a
+  // CUDA graph: an Invoke is then memcpy to pinned memory, one graph launch,
+  // one synchronisation, memcpy back. With RELITE_GPU_PROFILE=1 the launches
+  // are queued one by one between events instead.
+  StatusOr<int> CreateRun(const RunPlan& plan) override {
+    Current current(*this);
+    runs_.push_back({});
+    RunState& run = runs_.back();
+    run.plan = plan;
+    for (const auto* side : {&plan.inputs, &plan.outputs}) {
+      for (const RunPlan::Copy& c : *side) {
+        void* host = nullptr;
+        if (c.bytes > 0) RELITE_CU(api_.cuMemAllocHost(&host, c.bytes), fmt::format("cuMemAllocHost of {} bytes", c.bytes));
+        (side == &plan.inputs ? run.pinned_in : run.pinned_out).push_back(host);
+      }
+    }
+    if (profiling_) return static_cast<int>(runs_.size()) - 1;
+    RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    RELITE_CU(api_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    Status queued = QueueRun(run, /*profile=*/false);
+    CUgraph graph = nullptr;
+    const CUresult ended = api_.cuStreamEndCapture(stream_, &graph);
+    if (!queued.ok()) {
+      if (graph != nullptr) api_.cuGraphDestroy(graph);
+      return queued.WithContext("capturing the CUDA graph");
+    }
+    if (ended != CUDA_SUCCESS) return CuError(api_, "cuStreamEndCapture", ended);
+    run.graph = graph;
+    RELITE_CU(api_.cuGraphInstantiateWithFlags(&run.exec, graph, 0),
+              fmt::format("cuGraphInstantiate of {} launches", plan.launches.size()));
+    return static_cast<int>(runs_.size()) - 1;
+  }
+
+  void ReleaseRun(int run) override {
+    if (run < 0 || run >= static_cast<int>(runs_.size())) return;
+    Current current(*this);
+    api_.cuStreamSynchronize(stream_);
+    DestroyRun(runs_[static_cast<size_t>(run)]);
+  }
+
+  Status Run(int run_id, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) override {
+    Current current(*this);
+    RunState& run = runs_.at(static_cast<size_t>(run_id));
+    for (size_t i = 0; i < run.plan.inputs.size(); ++i) std::memcpy(run.pinned_in[i], inputs[i], run.plan.inputs[i].bytes);
+    if (run.exec != nullptr) {
+      RELITE_CU(api_.cuGraphLaunch(run.exec, stream_), "cuGraphLaunch");
+      RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    } else {
+      RELITE_RETURN_IF_ERROR(QueueRun(run, profiling_));
+      RELITE_RETURN_IF_ERROR(Finish());
+    }
+    for (size_t i = 0; i < run.plan.outputs.size(); ++i) std::memcpy(outputs[i], run.pinned_out[i], run.plan.outputs[i].bytes);
+    return Status::Ok();
+  }
+
+ private:
+  // The backend's context current on the calling thread for a scope (the
+  // interpreter may call from any thread).
+  class Current {
+   public:
+    explicit Current(const CudaBackend& b) : api_(b.api_) { api_.cuCtxPushCurrent(b.context_); }
+    ~Current() {
+      CUcontext popped = nullptr;
+      api_.cuCtxPopCurrent(&popped);
+    }
+    Current(const Current&) = delete;
+    Current& operator=(const Current&) = delete;
+
+   private:
+    const CudaApi& api_;
+  };
+
+  struct Buffer {
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+  };
+  union Slot {
+    CUdeviceptr ptr;
+    int32_t i;
+    float f;
+  };
+  struct Launch {
+    std::string name;  // entry and grid, for messages and the profile
+    CUfunction function = nullptr;
+    LaunchGeometry geometry;
+    std::vector<Slot> slots;    // argument values
+    std::vector<void*> params;  // &slots[i], as cuLaunchKernel takes them
+  };
+  struct RunState {
+    RunPlan plan;
+    std::vector<void*> pinned_in, pinned_out;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+  };
+
+  void DestroyRun(RunState& run) {
+    if (run.exec != nullptr) api_.cuGraphExecDestroy(run.exec);
+    if (run.graph != nullptr) api_.cuGraphDestroy(run.graph);
+    for (void* p : run.pinned_in) {
+      if (p != nullptr) api_.cuMemFreeHost(p);
+    }
+    for (void* p : run.pinned_out) {
+      if (p != nullptr) api_.cuMemFreeHost(p);
+    }
+    run = RunState();
+  }
+
+  Status QueueRun(const RunState& run, bool profile) {
+    for (size_t i = 0; i < run.plan.inputs.size(); ++i) {
+      const RunPlan::Copy& c = run.plan.inputs[i];
+      if (c.bytes == 0) continue;
+      RELITE_CU(api_.cuMemcpyHtoDAsync(buffers_.at(static_cast<size_t>(c.buffer)).ptr, run.pinned_in[i], c.bytes, stream_),
+                "cuMemcpyHtoDAsync of a partition input");
+    }
+    for (int l : run.plan.launches) RELITE_RETURN_IF_ERROR(EnqueueLaunch(l, profile));
+    for (size_t i = 0; i < run.plan.outputs.size(); ++i) {
+      const RunPlan::Copy& c = run.plan.outputs[i];
+      if (c.bytes == 0) continue;
+      RELITE_CU(api_.cuMemcpyDtoHAsync(run.pinned_out[i], buffers_.at(static_cast<size_t>(c.buffer)).ptr, c.bytes, stream_),
+                "cuMemcpyDtoHAsync of a partition output");
+    }
+    return Status::Ok();
+  }
+
+  Status EnqueueLaunch(int launch, bool profile) {
+    Launch& l = launches_.at(static_cast<size_t>(launch));
+    CUevent begin = nullptr, end = nullptr;
+    if (profile) {
+      RELITE_ASSIGN_OR_RETURN(begin, TakeEvent());
+      RELITE_ASSIGN_OR_RETURN(end, TakeEvent());
+      api_.cuEventRecord(begin, stream_);
+    }
+    const LaunchGeometry& g = l.geometry;
+    const CUresult err = api_.cuLaunchKernel(
+        l.function, static_cast<unsigned>(g.global[0] / g.local[0]), static_cast<unsigned>(g.global[1] / g.local[1]),
+        static_cast<unsigned>(g.global[2] / g.local[2]), static_cast<unsigned>(g.local[0]), static_cast<unsigned>(g.local[1]),
+        static_cast<unsigned>(g.local[2]), 0, stream_, l.params.data(), nullptr);
+    if (err != CUDA_SUCCESS) return CuError(api_, "cuLaunchKernel " + l.name, err);
+    if (profile) {
+      api_.cuEventRecord(end, stream_);
+      pending_.push_back({launch, begin, end});
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<CUevent> TakeEvent() {
+    if (!event_pool_.empty()) {
+      CUevent e = event_pool_.back();
+      event_pool_.pop_back();
+      return e;
+    }
+    CUevent e = nullptr;
+    RELITE_CU(api_.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    return e;
+  }
+
+  void CollectProfile() {
+    for (const Pending& p : pending_) {
+      float ms = 0.f;
+      api_.cuEventSynchronize(p.end);
+      if (api_.cuEventElapsedTime(&ms, p.begin, p.end) == CUDA_SUCCESS) {
+        profile_.Add(launches_[static_cast<size_t>(p.launch)].name, static_cast<double>(ms) * 1e6);
+      }
+      event_pool_.push_back(p.begin);
+      event_pool_.push_back(p.end);
+    }
+    pending_.clear();
+  }
+
+  // Times each candidate block shape (a few runs after a warm-up) and returns
+  // the fastest; ties keep the heuristic's.
+  Dims3 Tune(const Launch& l, const KernelLaunch& launch, const WorkGroupLimits& limits) {
+    Dims3 best = l.geometry.local;
+    double best_us = std::numeric_limits<double>::infinity();
+    for (const Dims3& c : TuningCandidates(launch, limits, l.geometry.local)) {
+      const LaunchGeometry g = GeometryWithLocal(launch, c);
+      bool fits = true;
+      for (size_t d = 0; d < 3; ++d) fits = fits && g.global[d] / g.local[d] <= max_grid_[d];
+      if (!fits) continue;
+      auto launch_once = [&] {
+        return api_.cuLaunchKernel(l.function, static_cast<unsigned>(g.global[0] / c[0]), static_cast<unsigned>(g.global[1] / c[1]),
+                                   static_cast<unsigned>(g.global[2] / c[2]), static_cast<unsigned>(c[0]),
+                                   static_cast<unsigned>(c[1]), static_cast<unsigned>(c[2]), 0, stream_,
+                                   const_cast<void**>(l.params.data()), nullptr);
+      };
+      if (launch_once() != CUDA_SUCCESS || api_.cuStreamSynchronize(stream_) != CUDA_SUCCESS) continue;
+      constexpr int kRuns = 5;
+      const auto start = std::chrono::steady_clock::now();
+      for (int r = 0; r < kRuns; ++r) launch_once();
+      api_.cuStreamSynchronize(stream_);
+      const double us = MsSince(start) * 1e3 / kRuns;
+      if (us < best_us * 0.97) {
+        best_us = us;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  struct Pending {
+    int launch;
+    CUevent begin, end;
+  };
+
+  const CudaApi& api_;
+  const NvrtcApi& nvrtc_;
+  CUdevice device_;
+  DeviceInfo info_;
+  Precision precision_;
+  std::string arch_;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  size_t max_block_[3] = {1024, 1024, 64};
+  size_t max_grid_[3] = {2147483647, 65535, 65535};
+  std::vector<Buffer> buffers_;
+  std::vector<Launch> launches_;
+  std::vector<RunState> runs_;
+  std::map<std::string, CUmodule> modules_;
+  bool profiling_ = false;
+  bool tuning_ = false;
+  BackendTimings timings_;
+  KernelProfile profile_;
+  std::vector<Pending> pending_;
+  std::vector<CUevent> event_pool_;
+  size_t device_bytes_ = 0, peak_device_bytes_ = 0;
+};
+
+}  // namespace
+
+bool CudaBackendBuilt() { return true; }
+
+std::string CudaProgramText(const KernelLaunch& launch, Precision precision) {
+  return LaunchDefines(launch, precision) + kCudaPrelude + launch.source;
+}
+
+StatusOr<std::string> CompileCudaProgram(const KernelLaunch& launch, Precision precision, const std::string& arch) {
+  RELITE_ASSIGN_OR_RETURN(const NvrtcApi* nvrtc, LoadNvrtcApi());
+  return Compile(*nvrtc, CudaProgramText(launch, precision), launch.entry, arch, arch);
+}
+
+StatusOr<std::vector<DeviceInfo>> ListCudaDevices() {
+  RELITE_ASSIGN_OR_RETURN(const CudaApi* api, LoadCudaApi());
+  RELITE_ASSIGN_OR_RETURN(std::vector<FoundDevice> found, FindDevices(*api));
+  std::vector<DeviceInfo> out;
+  for (auto& f : found) out.push_back(f.info);
+  return out;
+}
+
+StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(const CudaDeviceChoice& choice, Precision precision) {
+  RELITE_ASSIGN_OR_RETURN(const CudaApi* api, LoadCudaApi());
+  RELITE_ASSIGN_OR_RETURN(std::vector<FoundDevice> found, FindDevices(*api));
+  RELITE_ASSIGN_OR_RETURN(const NvrtcApi* nvrtc, LoadNvrtcApi());
+  std::string names;
+  for (size_t i = 0; i < found.size(); ++i) names += fmt::format("{}#{} {}", i ? ", " : "", i, found[i].info.Describe());
+  int pick = 0;
+  if (choice.index >= 0) {
+    if (choice.index >= static_cast<int>(found.size())) {
+      return NotFoundError(fmt::format("CUDA device index {} does not exist (devices: {})", choice.index, names));
+    }
+    pick = choice.index;
+  } else if (!choice.name.empty()) {
+    pick = -1;
+    for (size_t i = 0; i < found.size() && pick < 0; ++i) {
+      if (Lower(found[i].info.name + " " + found[i].info.platform).find(Lower(choice.name)) != std::string::npos) {
+        pick = static_cast<int>(i);
+      }
+    }
+    if (pick < 0) return NotFoundError(fmt::format("no CUDA device matches '{}' (devices: {})", choice.name, names));
+  }
+  auto backend = std::make_unique<CudaBackend>(*api, *nvrtc, std::move(found[static_cast<size_t>(pick)]), precision);
+  RELITE_RETURN_IF_ERROR(backend->Init());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace relite::gpu::cuda
