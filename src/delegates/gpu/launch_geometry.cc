@@ -30,12 +30,13 @@ StatusOr<LaunchGeometry> ChooseGeometry(const KernelLaunch& launch, const WorkGr
   const size_t limit = std::max<size_t>(limits.max_total, 1);
   Dims3 global, local;
   for (size_t d = 0; d < 3; ++d) global[d] = std::max<size_t>(launch.global[d], 1);
-  if (!limits.is_gpu) {
+  if (launch.local[0] != 0) {
+    // The template fixes its work group (lanes, tiles in local memory).
+    for (size_t d = 0; d < 3; ++d) local[d] = std::max<size_t>(launch.local[d], 1);
+  } else if (!limits.is_gpu) {
     // CPU devices (PoCL) compile one work-group function per local size:
     // one fixed size keeps that to one per program.
     local = {8, 2, 1};
-  } else if (launch.local[0] != 0) {
-    for (size_t d = 0; d < 3; ++d) local[d] = std::max<size_t>(launch.local[d], 1);
   } else {
     // About 128 work items, x first (consecutive x are consecutive addresses).
     const size_t budget = std::min<size_t>(128, limit);
@@ -48,7 +49,7 @@ StatusOr<LaunchGeometry> ChooseGeometry(const KernelLaunch& launch, const WorkGr
     local[d] = std::max<size_t>(1, std::min(local[d], limits.max_item[d] > 0 ? limits.max_item[d] : local[d]));
     total *= local[d];
   }
-  if (launch.local[0] != 0 && limits.is_gpu) {
+  if (launch.local[0] != 0) {
     // A template that asks for its work group relies on dimension 0 (its
     // lanes): shrink the others only.
     for (int d = 2; d >= 1 && total > limit; --d) {

@@ -137,6 +137,27 @@ TEST_P(GpuConvTest, Conv2DLargerChannels) {
   }
 }
 
+TEST_P(GpuConvTest, Conv2DTiledKernelCoversStridesDilationsAndPartialTiles) {
+  // At least 4 input and 4 output slices: the tiled kernel (conv_2d.cc's
+  // ChooseTiling), with partial pixel tiles, partial input-slice steps,
+  // padded and dilated taps, batch 2.
+  RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
+  const ConvCase cases[] = {
+      {2, 9, 11, 19, 21, 3, 3, true, 2, 2, 1, 1, true, ActivationFunctionType::NONE},
+      {1, 13, 10, 24, 17, 3, 3, false, 1, 1, 2, 2, true, ActivationFunctionType::RELU},
+      {1, 7, 7, 40, 64, 1, 1, true, 1, 1, 1, 1, false, ActivationFunctionType::RELU6},
+      {1, 20, 23, 16, 16, 5, 3, true, 1, 2, 1, 1, true, ActivationFunctionType::NONE},
+      {1, 33, 35, 16, 128, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},
+  };
+  int i = 0;
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    auto r = testing::RunCpuAndGpu(ConvModel(c, 1300 + static_cast<uint32_t>(i++)), gpu);
+    EXPECT_EQ(r.delegated, 1) << r.report;
+    EXPECT_TRUE(Close(r, fp16()));
+  }
+}
+
 TEST_P(GpuConvTest, Conv2DLargeOutputsUseBlockedKernels) {
   // Outputs large enough for the kernel that computes several pixels and
   // output slices per work item (conv_2d.cc's ChooseBlock), with partial

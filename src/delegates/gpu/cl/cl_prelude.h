@@ -9,6 +9,7 @@ inline constexpr const char* kClPrelude = R"CL(
 #define GLOBAL __global
 #define GLOBAL_ID(i) ((int)get_global_id(i))
 #define LOCAL_ID(i) ((int)get_local_id(i))
+#define GROUP_ID(i) ((int)get_group_id(i))
 #define LOCAL_MEM __local
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define INLINE inline

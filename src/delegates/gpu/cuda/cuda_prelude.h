@@ -19,6 +19,7 @@ inline constexpr const char* kCudaPrelude = R"CU(
 #define BARRIER() __syncthreads()
 #define GLOBAL_ID(i) relite_global_id(i)
 #define LOCAL_ID(i) relite_local_id(i)
+#define GROUP_ID(i) relite_group_id(i)
 #define F4(x) relite_f4(x)
 #define I4(x) make_int4((x), (x), (x), (x))
 #define INFINITY __int_as_float(0x7f800000)
@@ -31,6 +32,7 @@ INLINE int relite_global_id(int d) {
                 : d == 1 ? (int)(blockIdx.y * blockDim.y + threadIdx.y) : (int)(blockIdx.z * blockDim.z + threadIdx.z);
 }
 INLINE int relite_local_id(int d) { return d == 0 ? (int)threadIdx.x : d == 1 ? (int)threadIdx.y : (int)threadIdx.z; }
+INLINE int relite_group_id(int d) { return d == 0 ? (int)blockIdx.x : d == 1 ? (int)blockIdx.y : (int)blockIdx.z; }
 
 INLINE float4 relite_f4(float x) { return make_float4(x, x, x, x); }
 INLINE float4 relite_f4(float4 v) { return v; }

@@ -98,6 +98,103 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
 }
 )CL";
 
+// The tiled variant, an implicit GEMM for layers with enough channels: a
+// work group of (WG_M, WG_N) items computes BM = WG_M * TP output pixels x
+// BN = WG_N * TS output slices. Each step stages KS input slices of one
+// filter tap for its BM pixels, and those slices' weights for its BN output
+// slices, in local memory; every item then multiplies its TP pixels by its
+// TS slices from there, so each value read from global memory serves BN or
+// BM products instead of BLOCK_S or BLOCK_X. Item (tx, ty) owns pixels
+// tx + i * WG_M and slices ty + j * WG_N (neighbouring items store
+// neighbouring pixels). Weights are padded to whole BN blocks of slices.
+constexpr const char* kConvTiledSource = R"CL(
+KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const BIAS_STORAGE* bias,
+                          GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int dstW, int dstH, int dstS, int M,
+                          int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH
+                          REQUANT_ARGS EXTRA_ARGS) {
+  LOCAL_MEM float4 tile_in[KS][BM];
+  LOCAL_MEM float4 tile_w[KS * 4][BN];
+  int tx = LOCAL_ID(0), ty = LOCAL_ID(1);
+  int tid = ty * WG_M + tx;
+  int m0 = GROUP_ID(0) * BM, so0 = GROUP_ID(1) * BN;
+  int plane_out = dstH * dstW, plane_in = srcH * srcW;
+  // The pixel this item stages for every tap.
+  int lp = tid % BM, lk = tid / BM;
+  int lm = m0 + lp;
+  int ln = lm / plane_out, lr = lm - ln * plane_out;
+  int ly = lr / dstW, lx = lr - ly * dstW;
+  int ly0 = ly * strideH - padH, lx0 = lx * strideW - padW;
+  int w_so = KH * KW * srcS * 4;  // float4s between two output slices' weights
+  float4 acc[TS][TP];
+  for (int j = 0; j < TS; ++j) {
+    for (int i = 0; i < TP; ++i) acc[j][i] = F4(0.0f);
+  }
+  for (int ky = 0; ky < KH; ++ky) {
+    for (int kx = 0; kx < KW; ++kx) {
+      int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
+      int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
+      int at = (ln * srcS * srcH + iy) * srcW + ix;
+      int w_tap = (ky * KW + kx) * srcS * 4;
+      for (int k0 = 0; k0 < srcS; k0 += KS) {
+        for (int k = lk; k < KS; k += WG_M * WG_N / BM) {
+          int si = k0 + k;
+          tile_in[k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
+        }
+        for (int e = tid; e < KS * 4 * BN; e += WG_M * WG_N) {
+          int kc = e % (KS * 4), n = e / (KS * 4);
+          int si = k0 + kc / 4;
+          tile_w[kc][n] = si < srcS ? LOAD4(weights, (so0 + n) * w_so + w_tap + k0 * 4 + kc) : F4(0.0f);
+        }
+        BARRIER();
+        for (int k = 0; k < KS; ++k) {
+          float4 v[TP];
+          for (int i = 0; i < TP; ++i) v[i] = tile_in[k][tx + i * WG_M];
+          for (int j = 0; j < TS; ++j) {
+            float4 w0 = tile_w[k * 4][ty + j * WG_N], w1 = tile_w[k * 4 + 1][ty + j * WG_N];
+            float4 w2 = tile_w[k * 4 + 2][ty + j * WG_N], w3 = tile_w[k * 4 + 3][ty + j * WG_N];
+            for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
+          }
+        }
+        BARRIER();
+      }
+    }
+  }
+  for (int j = 0; j < TS; ++j) {
+    int so = so0 + ty + j * WG_N;
+    if (so >= dstS) break;
+    float4 b = LOAD_BIAS(bias, so);
+    for (int i = 0; i < TP; ++i) {
+      int m = m0 + tx + i * WG_M;
+      if (m >= M) break;
+      int n = m / plane_out, r = m - n * plane_out;
+      int o = (n * dstS + so) * plane_out + r;
+      STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(acc[j][i] + b, so), o)));
+    }
+  }
+}
+)CL";
+
+struct Tiling {
+  int tp = 0, ts = 0;  // pixels and slices per item; 0: the direct kernel
+};
+constexpr int kTileWgM = 16, kTileWgN = 8, kTileKs = 4;
+
+// The tiled kernel for layers of at least 4 input and 4 output slices: the
+// largest tile that still gives the GPU enough work groups to fill it
+// (an H200 has 132 multiprocessors).
+Tiling ChooseTiling(const GpuShape& in, const GpuShape& out) {
+  if (in.slices() < 4 || out.slices() < 4) return {};
+  const int64_t m = static_cast<int64_t>(out.b) * out.h * out.w;
+  constexpr int64_t kMinGroups = 192;
+  const Tiling options[] = {{4, 2}, {2, 2}, {1, 2}, {1, 1}};
+  for (const Tiling& t : options) {
+    const int64_t groups = (m + kTileWgM * t.tp - 1) / (kTileWgM * t.tp) *
+                           ((out.slices() + kTileWgN * t.ts - 1) / (kTileWgN * t.ts));
+    if (groups >= kMinGroups) return t;
+  }
+  return options[3];
+}
+
 struct Block {
   int x = 1, s = 1;  // output pixels along a row, output slices
   int lanes = 1;     // work items sharing one block's input slices
@@ -170,9 +267,11 @@ Status EmitConv2D(OpBuilder& b) {
                                             GpuShapeToString(so), GpuShapeToString(si)));
   }
   const Block block = ChooseBlock(si, so, kh * kw);
+  const Tiling tiling = ChooseTiling(si, so);
+  const int slice_block = tiling.tp > 0 ? kTileWgN * tiling.ts : block.s;
   // Weights and bias padded to whole blocks of slices (zeros), so the kernel
   // reads them without bounds checks.
-  const int padded_cout = (so.slices() + block.s - 1) / block.s * block.s * 4;
+  const int padded_cout = (so.slices() + slice_block - 1) / slice_block * slice_block * 4;
   const IntegerConv exact = PlanIntegerConv(b, in, out, filter, 0, padded_cout);
   const int w_const = b.AddConstant(PackedConvWeightsCount(padded_cout, kh, kw, cin), [=](const ConstantTensors& t, float* dst) {
     PackConvWeights(exact.WeightValues(t, filter, 0).data(), cout, kh, kw, cin, dst);
@@ -186,13 +285,39 @@ Status EmitConv2D(OpBuilder& b) {
         }
       },
       exact.enabled);
+  const ActivationRange r = GetActivationRange(p.activation);
+  if (tiling.tp > 0) {
+    const int64_t m = static_cast<int64_t>(so.b) * so.h * so.w;
+    const int bm = kTileWgM * tiling.tp, bn = kTileWgN * tiling.ts;
+    KernelLaunch l;
+    l.entry = "conv_2d_tiled";
+    l.source = kConvTiledSource;
+    l.defines = fmt::format("#define WG_M {}\n#define WG_N {}\n#define TP {}\n#define TS {}\n#define BM {}\n#define BN {}\n"
+                            "#define KS {}\n",
+                            kTileWgM, kTileWgN, tiling.tp, tiling.ts, bm, bn, kTileKs) +
+                exact.Defines();
+    l.act_min = r.min;
+    l.act_max = r.max;
+    l.args = {b.Read(in), KernelArg::Constant(w_const), KernelArg::Constant(b_const), b.Write(out),
+              KernelArg::Int(si.w), KernelArg::Int(si.h), KernelArg::Int(si.slices()),
+              KernelArg::Int(so.w), KernelArg::Int(so.h), KernelArg::Int(so.slices()), KernelArg::Int(static_cast<int32_t>(m)),
+              KernelArg::Int(kh), KernelArg::Int(kw), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h),
+              KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w), KernelArg::Int(p.dilation_h)};
+    exact.AddArgs(l);
+    l.global = {static_cast<size_t>((m + bm - 1) / bm * kTileWgM), static_cast<size_t>((so.slices() + bn - 1) / bn * kTileWgN), 1};
+    l.local = {static_cast<size_t>(kTileWgM), static_cast<size_t>(kTileWgN), 1};
+    l.fusable_output_arg = 3;
+    l.residual_fusable = true;
+    b.Launch(std::move(l));
+    b.SetCost(static_cast<double>(so.elements()) * kh * kw * cin);
+    return Status::Ok();
+  }
   const int x_blocks = (so.w + block.x - 1) / block.x;
   KernelLaunch l;
   l.entry = "conv_2d";
   l.source = kConv2DSource;
   l.defines = fmt::format("#define BLOCK_X {}\n#define BLOCK_S {}\n#define LANES {}\n#define MAX_GROUP_PIXELS {}\n", block.x,
                           block.s, block.lanes, kMaxGroupPixels) + exact.Defines();
-  const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
   l.args = {b.Read(in), KernelArg::Constant(w_const), KernelArg::Constant(b_const), b.Write(out),
