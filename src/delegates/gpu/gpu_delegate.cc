@@ -180,7 +180,8 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegate(const GpuDelegateOptions& 
       const Status cuda_reason = backend.status();
       backend = open_cl();
       if (!backend.ok()) {
-        return backend.status().WithContext("GPU delegate unavailable (CUDA: " + cuda_reason.message() + "; OpenCL)");
+        return Status(backend.status().code(), "GPU delegate unavailable: " + backend.status().message() +
+                                                   " (and CUDA: " + cuda_reason.message() + ")");
       }
     }
   }

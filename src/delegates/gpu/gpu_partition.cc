@@ -19,6 +19,7 @@ namespace {
 // A GPU tensor of the partition: a model tensor, or a node-local temporary.
 struct Value {
   GpuShape shape;
+  bool fp32 = false;  // float4 elements in either precision
   bool constant = false;  // uploaded once in GPU layout
   int first = -1, last = -1;  // launch steps using it
   int buffer = -1;
@@ -163,6 +164,7 @@ class GpuPartitionKernel final : public Kernel {
       for (size_t j = 0; j < p.temps.size(); ++j) {
         Value v;
         v.shape = p.temps[j];
+        v.fp32 = j < p.temp_fp32.size() && p.temp_fp32[j];
         values[{static_cast<int>(k), static_cast<int>(j)}] = v;
       }
       for (const ConstantBuffer& c : p.constants) {
@@ -207,7 +209,7 @@ class GpuPartitionKernel final : public Kernel {
         continue;
       }
       planned.push_back(key);
-      requests.push_back({v.first, v.last, static_cast<size_t>(v.shape.elements4()) * backend_->element4_bytes()});
+      requests.push_back({v.first, v.last, static_cast<size_t>(v.shape.elements4()) * (v.fp32 ? 16 : backend_->element4_bytes())});
     }
     const BufferPlan plan = PlanBuffers(requests);
     std::vector<int> plan_buffers;

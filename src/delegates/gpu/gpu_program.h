@@ -160,6 +160,9 @@ struct NodeProgram {
   std::vector<KernelLaunch> launches;
   std::vector<ConstantBuffer> constants;
   std::vector<GpuShape> temps;  // node-local scratch tensors (GPU layout)
+  // Per temp: float4 elements whatever the precision (partial sums that
+  // must not be rounded to half, e.g. exact 8-bit convolution sums).
+  std::vector<bool> temp_fp32;
   // Model tensors the launches read as GPU tensors (constant ones among
   // them are uploaded once, in GPU layout).
   std::vector<int> reads;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "tests/testing/gpu_test_util.h"
@@ -189,7 +191,13 @@ int RunShell(const std::string& cmd, std::string* out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(GpuDelegateTest, WithoutOpenClTheCliWarnsAndRunsOnTheCpu) {
+// The backend the tests run on (tests/CMakeLists.txt runs them once each).
+bool OnCuda() {
+  const char* env = std::getenv("RELITE_GPU_BACKEND");
+  return env != nullptr && std::string(env) == "cuda";
+}
+
+TEST(GpuDelegateTest, WithoutItsLibraryTheCliWarnsAndRunsOnTheCpu) {
   const std::string path = ::testing::TempDir() + "/relite_gpu_chain.tflite";
   const auto bytes = Chain({kAdd, kLogistic});
   FILE* f = std::fopen(path.c_str(), "wb");
@@ -197,11 +205,14 @@ TEST(GpuDelegateTest, WithoutOpenClTheCliWarnsAndRunsOnTheCpu) {
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
   std::string out;
-  const int rc = RunShell("RELITE_OPENCL_LIBRARY=/nonexistent/libOpenCL.so " + testing::CliPath() + " run " + path +
-                         " --delegate gpu",
-                     &out);
+  const std::string missing = OnCuda() ? "RELITE_CUDA_LIBRARY=/nonexistent/libcuda.so.1 "
+                                        : "RELITE_OPENCL_LIBRARY=/nonexistent/libOpenCL.so ";
+  const int rc = RunShell(missing + testing::CliPath() + " run " + path + " --delegate gpu", &out);
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_NE(out.find("WARNING: GPU delegate unavailable: no OpenCL library could be loaded"), std::string::npos) << out;
+  EXPECT_NE(out.find(OnCuda() ? "WARNING: GPU delegate unavailable: the CUDA driver library could not be loaded"
+                              : "WARNING: GPU delegate unavailable: no OpenCL library could be loaded"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("running on the CPU"), std::string::npos) << out;
 }
 
@@ -246,7 +257,9 @@ TEST(GpuDelegateTest, CliRejectsAGpuDeviceThatDoesNotExist) {
   std::string out;
   EXPECT_NE(RunShell(testing::CliPath() + " run " + path + " --delegate gpu --gpu-device no-such-device-anywhere", &out), 0);
   EXPECT_NE(out.find("error: "), std::string::npos) << out;
-  EXPECT_NE(out.find("no OpenCL device matches 'no-such-device-anywhere' (devices: #0 "), std::string::npos) << out;
+  EXPECT_NE(out.find(std::string("no ") + (OnCuda() ? "CUDA" : "OpenCL") + " device matches 'no-such-device-anywhere' (devices: #0 "),
+            std::string::npos)
+      << out;
 }
 
 TEST(GpuDelegateTest, ProfileEnvironmentPrintsKernelTimes) {

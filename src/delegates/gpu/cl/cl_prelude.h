@@ -30,6 +30,7 @@ typedef char schar;  // int8 boundary buffers (CUDA spells it signed char)
 #define STORE1(p, i, v) ((p)[(i)] = (v))
 #endif
 #define LOADF4(p, i) vload4((i), (p))
+#define STOREF4(p, i, v) vstore4((v), (i), (p))
 // Exact 8-bit arithmetic in the convolution-like kernels (op_builder.h,
 // IntegerConv): INTEGER_CONV 1 means inputs are read back as their
 // codes minus the zero point (exact even from half storage: at most 255

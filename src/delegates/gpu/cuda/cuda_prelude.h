@@ -122,6 +122,7 @@ INLINE void relite_store_half4(unsigned short* p, int i, float4 v) {
 #define STORE1(p, i, v) ((p)[(i)] = (v))
 #endif
 #define LOADF4(p, i) (((const float4*)(p))[(i)])
+#define STOREF4(p, i, v) (((float4*)(p))[(i)] = (v))
 // Exact 8-bit arithmetic in the convolution-like kernels: as cl_prelude.h.
 #if defined(INTEGER_CONV) && INTEGER_CONV
 #define LOADX(p, i) rint(LOAD4(p, i) * in_inv_scale)

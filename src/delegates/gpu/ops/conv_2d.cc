@@ -104,12 +104,22 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
 // filter tap for its BM pixels, and those slices' weights for its BN output
 // slices, in local memory; every item then multiplies its TP pixels by its
 // TS slices from there, so each value read from global memory serves BN or
-// BM products instead of BLOCK_S or BLOCK_X. Item (tx, ty) owns pixels
-// tx + i * WG_M and slices ty + j * WG_N (neighbouring items store
-// neighbouring pixels). Weights are padded to whole BN blocks of slices.
+// BM products. Item (tx, ty) owns pixels tx + i * WG_M and slices
+// ty + j * WG_N (neighbouring items store neighbouring pixels). Weights are
+// padded to whole BN blocks of slices.
+// Deep layers with few output pixels (14x14x512 -> 512) have too few tiles
+// to fill a GPU: SPLITS > 1 splits the steps (taps x input-slice chunks)
+// over dimension 2 of the grid, each split writing float32 partial sums
+// (exact for the 8-bit kernels' integer sums) that conv_2d_splitk_sum adds
+// up with the bias and the epilogue.
 constexpr const char* kConvTiledSource = R"CL(
+#if SPLITS > 1
+#define TILED_OUT GLOBAL float* partial
+#else
+#define TILED_OUT GLOBAL STORAGE* dst
+#endif
 KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GLOBAL const BIAS_STORAGE* bias,
-                          GLOBAL STORAGE* dst, int srcW, int srcH, int srcS, int dstW, int dstH, int dstS, int M,
+                          TILED_OUT, int srcW, int srcH, int srcS, int dstW, int dstH, int dstS, int M,
                           int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH
                           REQUANT_ARGS EXTRA_ARGS) {
   LOCAL_MEM float4 tile_in[KS][BM];
@@ -129,70 +139,100 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
   for (int j = 0; j < TS; ++j) {
     for (int i = 0; i < TP; ++i) acc[j][i] = F4(0.0f);
   }
-  for (int ky = 0; ky < KH; ++ky) {
-    for (int kx = 0; kx < KW; ++kx) {
-      int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
-      int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
-      int at = (ln * srcS * srcH + iy) * srcW + ix;
-      int w_tap = (ky * KW + kx) * srcS * 4;
-      for (int k0 = 0; k0 < srcS; k0 += KS) {
-        for (int k = lk; k < KS; k += WG_M * WG_N / BM) {
-          int si = k0 + k;
-          tile_in[k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
-        }
-        for (int e = tid; e < KS * 4 * BN; e += WG_M * WG_N) {
-          int kc = e % (KS * 4), n = e / (KS * 4);
-          int si = k0 + kc / 4;
-          tile_w[kc][n] = si < srcS ? LOAD4(weights, (so0 + n) * w_so + w_tap + k0 * 4 + kc) : F4(0.0f);
-        }
-        BARRIER();
-        for (int k = 0; k < KS; ++k) {
-          float4 v[TP];
-          for (int i = 0; i < TP; ++i) v[i] = tile_in[k][tx + i * WG_M];
-          for (int j = 0; j < TS; ++j) {
-            float4 w0 = tile_w[k * 4][ty + j * WG_N], w1 = tile_w[k * 4 + 1][ty + j * WG_N];
-            float4 w2 = tile_w[k * 4 + 2][ty + j * WG_N], w3 = tile_w[k * 4 + 3][ty + j * WG_N];
-            for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
-          }
-        }
-        BARRIER();
+  int ksteps = (srcS + KS - 1) / KS;
+  int steps = KH * KW * ksteps;
+#if SPLITS > 1
+  int split = GROUP_ID(2);
+  int step0 = split * steps / SPLITS, step1 = (split + 1) * steps / SPLITS;
+#else
+  int step0 = 0, step1 = steps;
+#endif
+  for (int step = step0; step < step1; ++step) {
+    int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
+    int ky = tap / KW, kx = tap - ky * KW;
+    int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
+    int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
+    int at = (ln * srcS * srcH + iy) * srcW + ix;
+    int w_at = tap * srcS * 4 + k0 * 4;
+    for (int k = lk; k < KS; k += WG_M * WG_N / BM) {
+      int si = k0 + k;
+      tile_in[k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
+    }
+    for (int e = tid; e < KS * 4 * BN; e += WG_M * WG_N) {
+      int kc = e % (KS * 4), n = e / (KS * 4);
+      tile_w[kc][n] = k0 + kc / 4 < srcS ? LOAD4(weights, (so0 + n) * w_so + w_at + kc) : F4(0.0f);
+    }
+    BARRIER();
+    for (int k = 0; k < KS; ++k) {
+      float4 v[TP];
+      for (int i = 0; i < TP; ++i) v[i] = tile_in[k][tx + i * WG_M];
+      for (int j = 0; j < TS; ++j) {
+        float4 w0 = tile_w[k * 4][ty + j * WG_N], w1 = tile_w[k * 4 + 1][ty + j * WG_N];
+        float4 w2 = tile_w[k * 4 + 2][ty + j * WG_N], w3 = tile_w[k * 4 + 3][ty + j * WG_N];
+        for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
       }
     }
+    BARRIER();
   }
   for (int j = 0; j < TS; ++j) {
     int so = so0 + ty + j * WG_N;
     if (so >= dstS) break;
+#if SPLITS == 1
     float4 b = LOAD_BIAS(bias, so);
+#endif
     for (int i = 0; i < TP; ++i) {
       int m = m0 + tx + i * WG_M;
       if (m >= M) break;
+#if SPLITS > 1
+      STOREF4(partial, (split * dstS + so) * M + m, acc[j][i]);
+#else
       int n = m / plane_out, r = m - n * plane_out;
       int o = (n * dstS + so) * plane_out + r;
       STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(acc[j][i] + b, so), o)));
+#endif
     }
   }
 }
 )CL";
 
+constexpr const char* kConvSplitSumSource = R"CL(
+KERNEL void conv_2d_splitk_sum(GLOBAL const float* partial, GLOBAL const BIAS_STORAGE* bias, GLOBAL STORAGE* dst, int M,
+                               int dstS, int plane_out REQUANT_ARGS EXTRA_ARGS) {
+  int m = GLOBAL_ID(0), so = GLOBAL_ID(1);
+  if (m >= M || so >= dstS) return;
+  float4 acc = LOADF4(partial, so * M + m);
+  for (int z = 1; z < SPLITS; ++z) acc += LOADF4(partial, (z * dstS + so) * M + m);
+  int n = m / plane_out, r = m - n * plane_out;
+  int o = (n * dstS + so) * plane_out + r;
+  STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(acc + LOAD_BIAS(bias, so), so), o)));
+}
+)CL";
+
 struct Tiling {
   int tp = 0, ts = 0;  // pixels and slices per item; 0: the direct kernel
+  int ks = 4;          // input slices per step
+  int splits = 1;      // of the steps, over grid dimension 2
 };
-constexpr int kTileWgM = 16, kTileWgN = 8, kTileKs = 4;
+constexpr int kTileWgM = 16, kTileWgN = 8;
 
-// The tiled kernel for layers of at least 4 input and 4 output slices: the
-// largest tile that still gives the GPU enough work groups to fill it
-// (an H200 has 132 multiprocessors).
-Tiling ChooseTiling(const GpuShape& in, const GpuShape& out) {
+// The tiled kernel for layers of at least 4 input and 4 output slices:
+// 4 pixels x 2 slices per item where the layer has them, 8 input slices per
+// step where it has them; the steps split until there are about 2 work
+// groups per multiprocessor of a large GPU (an H200 has 132), each split
+// keeping at least 2 steps.
+Tiling ChooseTiling(const GpuShape& in, const GpuShape& out, int taps) {
   if (in.slices() < 4 || out.slices() < 4) return {};
   const int64_t m = static_cast<int64_t>(out.b) * out.h * out.w;
-  constexpr int64_t kMinGroups = 192;
-  const Tiling options[] = {{4, 2}, {2, 2}, {1, 2}, {1, 1}};
-  for (const Tiling& t : options) {
-    const int64_t groups = (m + kTileWgM * t.tp - 1) / (kTileWgM * t.tp) *
-                           ((out.slices() + kTileWgN * t.ts - 1) / (kTileWgN * t.ts));
-    if (groups >= kMinGroups) return t;
-  }
-  return options[3];
+  Tiling t;
+  t.tp = m >= 48 ? 4 : (m >= 24 ? 2 : 1);
+  t.ts = out.slices() >= 16 ? 2 : 1;
+  t.ks = in.slices() >= 8 ? 8 : 4;
+  const int64_t groups = (m + kTileWgM * t.tp - 1) / (kTileWgM * t.tp) * ((out.slices() + kTileWgN * t.ts - 1) / (kTileWgN * t.ts));
+  const int64_t steps = static_cast<int64_t>(taps) * ((in.slices() + t.ks - 1) / t.ks);
+  constexpr int64_t kTargetGroups = 264, kMaxSplits = 16;
+  const int64_t want = (kTargetGroups + groups - 1) / groups;
+  t.splits = static_cast<int>(std::max<int64_t>(1, std::min({want, steps / 2, kMaxSplits})));
+  return t;
 }
 
 struct Block {
@@ -267,7 +307,7 @@ Status EmitConv2D(OpBuilder& b) {
                                             GpuShapeToString(so), GpuShapeToString(si)));
   }
   const Block block = ChooseBlock(si, so, kh * kw);
-  const Tiling tiling = ChooseTiling(si, so);
+  const Tiling tiling = ChooseTiling(si, so, kh * kw);
   const int slice_block = tiling.tp > 0 ? kTileWgN * tiling.ts : block.s;
   // Weights and bias padded to whole blocks of slices (zeros), so the kernel
   // reads them without bounds checks.
@@ -289,26 +329,47 @@ Status EmitConv2D(OpBuilder& b) {
   if (tiling.tp > 0) {
     const int64_t m = static_cast<int64_t>(so.b) * so.h * so.w;
     const int bm = kTileWgM * tiling.tp, bn = kTileWgN * tiling.ts;
+    const std::string defines = fmt::format("#define SPLITS {}\n", tiling.splits) + exact.Defines();
     KernelLaunch l;
     l.entry = "conv_2d_tiled";
     l.source = kConvTiledSource;
     l.defines = fmt::format("#define WG_M {}\n#define WG_N {}\n#define TP {}\n#define TS {}\n#define BM {}\n#define BN {}\n"
                             "#define KS {}\n",
-                            kTileWgM, kTileWgN, tiling.tp, tiling.ts, bm, bn, kTileKs) +
-                exact.Defines();
-    l.act_min = r.min;
-    l.act_max = r.max;
-    l.args = {b.Read(in), KernelArg::Constant(w_const), KernelArg::Constant(b_const), b.Write(out),
+                            kTileWgM, kTileWgN, tiling.tp, tiling.ts, bm, bn, tiling.ks) +
+                defines;
+    const int partial = tiling.splits > 1 ? b.AddTemp({1, 1, static_cast<int32_t>(m) * tiling.splits, so.slices() * 4}, true) : -1;
+    l.args = {b.Read(in), KernelArg::Constant(w_const), KernelArg::Constant(b_const),
+              partial >= 0 ? KernelArg::Temp(partial) : b.Write(out),
               KernelArg::Int(si.w), KernelArg::Int(si.h), KernelArg::Int(si.slices()),
               KernelArg::Int(so.w), KernelArg::Int(so.h), KernelArg::Int(so.slices()), KernelArg::Int(static_cast<int32_t>(m)),
               KernelArg::Int(kh), KernelArg::Int(kw), KernelArg::Int(p.stride_w), KernelArg::Int(p.stride_h),
               KernelArg::Int(pw.pad_before), KernelArg::Int(ph.pad_before), KernelArg::Int(p.dilation_w), KernelArg::Int(p.dilation_h)};
-    exact.AddArgs(l);
-    l.global = {static_cast<size_t>((m + bm - 1) / bm * kTileWgM), static_cast<size_t>((so.slices() + bn - 1) / bn * kTileWgN), 1};
+    exact.AddArgs(l);  // LOADX reads codes with in_inv_scale
+    l.global = {static_cast<size_t>((m + bm - 1) / bm * kTileWgM), static_cast<size_t>((so.slices() + bn - 1) / bn * kTileWgN),
+                static_cast<size_t>(tiling.splits)};
     l.local = {static_cast<size_t>(kTileWgM), static_cast<size_t>(kTileWgN), 1};
-    l.fusable_output_arg = 3;
-    l.residual_fusable = true;
-    b.Launch(std::move(l));
+    if (partial < 0) {
+      l.act_min = r.min;
+      l.act_max = r.max;
+      l.fusable_output_arg = 3;
+      l.residual_fusable = true;
+      b.Launch(std::move(l));
+    } else {
+      b.Launch(std::move(l));
+      KernelLaunch sum;
+      sum.entry = "conv_2d_splitk_sum";
+      sum.source = kConvSplitSumSource;
+      sum.defines = defines;
+      sum.act_min = r.min;
+      sum.act_max = r.max;
+      sum.args = {KernelArg::Temp(partial), KernelArg::Constant(b_const), b.Write(out), KernelArg::Int(static_cast<int32_t>(m)),
+                  KernelArg::Int(so.slices()), KernelArg::Int(so.h * so.w)};
+      exact.AddArgs(sum);
+      sum.global = {static_cast<size_t>(m), static_cast<size_t>(so.slices()), 1};
+      sum.fusable_output_arg = 2;
+      sum.residual_fusable = true;
+      b.Launch(std::move(sum));
+    }
     b.SetCost(static_cast<double>(so.elements()) * kh * kw * cin);
     return Status::Ok();
   }

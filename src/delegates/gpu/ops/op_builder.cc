@@ -366,8 +366,10 @@ int OpBuilder::AddConstant(size_t count, std::function<void(const ConstantTensor
   return static_cast<int>(program_.constants.size()) - 1;
 }
 
-int OpBuilder::AddTemp(const GpuShape& shape) {
+int OpBuilder::AddTemp(const GpuShape& shape, bool fp32) {
   program_.temps.push_back(shape);
+  program_.temp_fp32.resize(program_.temps.size() - 1, false);
+  program_.temp_fp32.push_back(fp32);
   return static_cast<int>(program_.temps.size()) - 1;
 }
 

@@ -69,7 +69,7 @@ class OpBuilder {
   KernelArg Read(int t);
   KernelArg Write(int t);
   int AddConstant(size_t count, std::function<void(const ConstantTensors&, float*)> fill, bool fp32 = false);
-  int AddTemp(const GpuShape& shape);
+  int AddTemp(const GpuShape& shape, bool fp32 = false);
   void Launch(KernelLaunch launch) { program_.launches.push_back(std::move(launch)); }
   void SetCost(double cost) { program_.cost = cost; }
 
