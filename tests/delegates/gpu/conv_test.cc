@@ -145,9 +145,10 @@ TEST_P(GpuConvTest, Conv2DTiledKernelCoversStridesDilationsAndPartialTiles) {
   const ConvCase cases[] = {
       {2, 9, 11, 19, 21, 3, 3, true, 2, 2, 1, 1, true, ActivationFunctionType::NONE},
       {1, 13, 10, 24, 17, 3, 3, false, 1, 1, 2, 2, true, ActivationFunctionType::RELU},
-      {1, 7, 7, 40, 64, 1, 1, true, 1, 1, 1, 1, false, ActivationFunctionType::RELU6},
+      {1, 7, 7, 160, 64, 1, 1, true, 1, 1, 1, 1, false, ActivationFunctionType::RELU6},
       {1, 20, 23, 16, 16, 5, 3, true, 1, 2, 1, 1, true, ActivationFunctionType::NONE},
-      {1, 33, 35, 16, 128, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},
+      {1, 33, 35, 128, 128, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},
+      {1, 6, 5, 256, 40, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},  // split over 16 steps
   };
   int i = 0;
   for (const ConvCase& c : cases) {
