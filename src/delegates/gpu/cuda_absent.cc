@@ -12,6 +12,7 @@ Status Absent() {
 
 bool CudaBackendBuilt() { return false; }
 StatusOr<std::vector<DeviceInfo>> ListCudaDevices() { return Absent(); }
+Status NvrtcStatus() { return Absent(); }
 StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(const CudaDeviceChoice&, Precision) { return Absent(); }
 std::string CudaProgramText(const KernelLaunch&, Precision) { return {}; }
 StatusOr<std::string> CompileCudaProgram(const KernelLaunch&, Precision, const std::string&) { return Absent(); }

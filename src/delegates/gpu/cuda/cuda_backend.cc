@@ -552,6 +552,8 @@ class CudaBackend final : public Backend {
 
 bool CudaBackendBuilt() { return true; }
 
+Status NvrtcStatus() { return LoadNvrtcApi().status(); }
+
 std::string CudaProgramText(const KernelLaunch& launch, Precision precision) {
   return LaunchDefines(launch, precision) + kCudaPrelude + launch.source;
 }

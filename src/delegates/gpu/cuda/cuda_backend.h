@@ -28,6 +28,9 @@ StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(const CudaDeviceChoice& cho
 // The CUDA program text of a launch (its defines, the prelude, the template).
 std::string CudaProgramText(const KernelLaunch& launch, Precision precision);
 
+// Ok when NVRTC loads, else Unavailable with the loader's reason.
+Status NvrtcStatus();
+
 // Compiles a launch's program with NVRTC for `arch` ("sm_90") into a cubin;
 // no device is needed (tests compile every template on machines without one).
 // Errors carry NVRTC's log.
