@@ -1,6 +1,8 @@
 #include "src/delegates/gpu/launch_geometry.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -71,6 +73,26 @@ StatusOr<LaunchGeometry> ChooseGeometry(const KernelLaunch& launch, const WorkGr
     total *= local[d];
   }
   return GeometryWithLocal(launch, local);
+}
+
+LaunchGeometry TunedGeometry(const KernelLaunch& launch, const WorkGroupLimits& limits, const LaunchGeometry& heuristic,
+                             const std::string& tune_name, CacheEntry* cache, BackendTimings* timings,
+                             const std::function<Dims3()>& tune) {
+  size_t cached[3] = {0, 0, 0};
+  const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
+  if (blob != nullptr && blob->size() == sizeof(cached)) {
+    std::memcpy(cached, blob->data(), sizeof(cached));
+    if (cached[0] * cached[1] * cached[2] > limits.max_total) return heuristic;
+    ++timings->launches_tuned_cached;
+    return GeometryWithLocal(launch, {cached[0], cached[1], cached[2]});
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Dims3 best = tune();
+  timings->tuning_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++timings->launches_tuned;
+  const size_t value[3] = {best[0], best[1], best[2]};
+  if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(value), sizeof(value)));
+  return GeometryWithLocal(launch, best);
 }
 
 std::vector<Dims3> TuningCandidates(const KernelLaunch& launch, const WorkGroupLimits& limits, const Dims3& current) {

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "relite/status.h"
+#include "src/delegates/gpu/backend.h"
 #include "src/delegates/gpu/gpu_program.h"
 
 namespace relite::gpu {
@@ -38,5 +41,13 @@ LaunchGeometry GeometryWithLocal(const KernelLaunch& launch, const Dims3& local)
 // Shapes worth timing for a launch that lets the backend choose (the
 // heuristic `current` first, so that ties keep it).
 std::vector<Dims3> TuningCandidates(const KernelLaunch& launch, const WorkGroupLimits& limits, const Dims3& current);
+
+// Sustained-speed tuning of one launch, shared by the backends: the shape
+// kept in `cache` under `tune_name` when there is one that fits, else
+// `tune()` (the backend times the candidates on its device), stored there;
+// `timings` counts either.
+LaunchGeometry TunedGeometry(const KernelLaunch& launch, const WorkGroupLimits& limits, const LaunchGeometry& heuristic,
+                             const std::string& tune_name, CacheEntry* cache, BackendTimings* timings,
+                             const std::function<Dims3()>& tune);
 
 }  // namespace relite::gpu

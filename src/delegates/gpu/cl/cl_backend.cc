@@ -253,23 +253,8 @@ class ClBackend final : public Backend {
     if (tuning_ && (info_.is_gpu || tune_any_device_) && launch.local[0] == 0) {
       const std::string tune_name = fmt::format("cl-local:{}:{}x{}x{}", program_name, launch.global[0], launch.global[1],
                                                 launch.global[2]);
-      size_t cached[3] = {0, 0, 0};
-      const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
-      if (blob != nullptr && blob->size() == sizeof(cached)) {
-        std::memcpy(cached, blob->data(), sizeof(cached));
-        if (cached[0] * cached[1] * cached[2] <= limits.max_total) {
-          l.geometry = GeometryWithLocal(launch, {cached[0], cached[1], cached[2]});
-          ++timings_.launches_tuned_cached;
-        }
-      } else {
-        const auto start = std::chrono::steady_clock::now();
-        const Dims3 chosen = Tune(kernel, launch, limits, l.geometry.local);
-        l.geometry = GeometryWithLocal(launch, chosen);
-        const size_t best[3] = {chosen[0], chosen[1], chosen[2]};
-        timings_.tuning_ms += MsSince(start);
-        ++timings_.launches_tuned;
-        if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(best), sizeof(best)));
-      }
+      l.geometry = TunedGeometry(launch, limits, l.geometry, tune_name, cache, &timings_,
+                                 [&] { return Tune(kernel, launch, limits, l.geometry.local); });
     }
     launches_.push_back(l);
     return static_cast<int>(launches_.size()) - 1;

@@ -274,23 +274,7 @@ class CudaBackend final : public Backend {
     if (tuning_ && launch.local[0] == 0) {
       const std::string tune_name = fmt::format("cuda-local:{}:{}x{}x{}", program_name, launch.global[0], launch.global[1],
                                                 launch.global[2]);
-      size_t cached[3] = {0, 0, 0};
-      const std::string* blob = cache != nullptr ? cache->Find(tune_name) : nullptr;
-      if (blob != nullptr && blob->size() == sizeof(cached)) {
-        std::memcpy(cached, blob->data(), sizeof(cached));
-        if (cached[0] * cached[1] * cached[2] <= limits.max_total) {
-          l.geometry = GeometryWithLocal(launch, {cached[0], cached[1], cached[2]});
-          ++timings_.launches_tuned_cached;
-        }
-      } else {
-        const auto start = std::chrono::steady_clock::now();
-        const Dims3 best = Tune(l, launch, limits);
-        l.geometry = GeometryWithLocal(launch, best);
-        timings_.tuning_ms += MsSince(start);
-        ++timings_.launches_tuned;
-        const size_t blob_value[3] = {best[0], best[1], best[2]};
-        if (cache != nullptr) cache->Put(tune_name, std::string(reinterpret_cast<const char*>(blob_value), sizeof(blob_value)));
-      }
+      l.geometry = TunedGeometry(launch, limits, l.geometry, tune_name, cache, &timings_, [&] { return Tune(l, launch, limits); });
     }
     for (size_t d = 0; d < 3; ++d) {
       if (l.geometry.global[d] / l.geometry.local[d] > max_grid_[d]) {
