@@ -234,6 +234,34 @@ TEST_F(InterpreterTest, UnsupportedBuiltinIsReported) {
       << interp.status().ToString();
 }
 
+TEST_F(InterpreterTest, EveryUnsupportedOpIsReportedAtOnce) {
+  // GELU twice, SIN once and an unknown custom op: one error names them all,
+  // with their nodes, so fixing one does not merely reveal the next.
+  testing::GraphBuilder g;
+  const int gelu = g.AddOpCode(150);
+  const int sin = g.AddOpCode(66);
+  const int custom = g.AddOpCode(kCustom, "NoSuchOp");
+  std::vector<int> t;
+  for (int i = 0; i < 5; ++i) t.push_back(g.AddTensor(DataType::kFloat32, {2}));
+  g.AddOp(gelu, {t[0]}, {t[1]});
+  g.AddOp(sin, {t[1]}, {t[2]});
+  g.AddOp(gelu, {t[2]}, {t[3]});
+  g.AddOp(custom, {t[3]}, {t[4]});
+  g.SetInputs({t[0]});
+  g.SetOutputs({t[4]});
+  const auto bytes = g.Finish();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "m.tflite");
+  ASSERT_TRUE(model.ok());
+  auto interp = InterpreterBuilder(**model, resolver_).Build();
+  ASSERT_FALSE(interp.ok());
+  const std::string& m = interp.status().message();
+  EXPECT_NE(m.find("4 nodes cannot run"), std::string::npos) << m;
+  EXPECT_NE(m.find("builtin op GELU (code 150) is not supported by relite at nodes 0, 2"), std::string::npos) << m;
+  EXPECT_NE(m.find("builtin op SIN (code 66) is not supported by relite at node 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("custom op 'NoSuchOp' has no registered kernel"), std::string::npos) << m;
+  EXPECT_NE(m.find("at node 3"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace relite
 

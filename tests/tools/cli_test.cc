@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -84,6 +86,23 @@ TEST(CliTest, VersionAndHelp) {
   EXPECT_EQ(rh.exit_code, 0) << rh.err;
   EXPECT_NE(rh.out.find("--input"), std::string::npos) << rh.out;
   EXPECT_NE(rh.out.find("--float-range"), std::string::npos) << rh.out;
+}
+
+TEST(CliTest, OpsTableIsDocsOpsMd) {
+  // docs/OPS.md is `relite ops` verbatim: a kernel added to (or dropped from)
+  // an op list without regenerating the page fails here.
+  CommandResult r = RunCli({"ops"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| 3 | CONV_2D | 1-"), std::string::npos) << r.out;
+  std::ifstream f(std::string(RELITE_SOURCE_DIR) + "/docs/OPS.md", std::ios::binary);
+  ASSERT_TRUE(f.good()) << "docs/OPS.md is missing";
+  const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(doc == r.out) << "docs/OPS.md is out of date: regenerate it with `relite ops > docs/OPS.md`";
+  // --missing lists only ops without a CPU kernel.
+  CommandResult m = RunCli({"ops", "--missing"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(m.out.find("| CONV_2D |"), std::string::npos);
+  EXPECT_NE(m.out.find("| HASHTABLE_LOOKUP |"), std::string::npos) << m.out;
 }
 
 TEST(CliTest, UnknownFlagIsOneErrorLine) {
@@ -420,6 +439,9 @@ TEST_F(CliModelsTest, InspectUnknownCustomOp) {
   EXPECT_NE(r.out.find("fake-op-double"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("operators"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tensors"), std::string::npos) << r.out;
+  // And what relite lacks, listed apart.
+  EXPECT_NE(r.out.find("not supported by relite (1 kind)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no kernel (custom op)"), std::string::npos) << r.out;
 
   ExpectErrorLine(RunCli({"run", Model("model_invoking_error")}), {"fake-op-double"});
   ExpectErrorLine(RunCli({"bench", Model("model_invoking_error"), "--json"}), {"fake-op-double"});

@@ -59,6 +59,8 @@ int InspectCommand(const InspectOptions& options);
 int BenchCommand(const BenchOptions& options);
 // relite cache DIR [--clear]: the GPU kernel cache's entries (or removes them).
 int CacheCommand(const std::string& dir, bool clear);
+// Markdown table of every builtin op and the versions relite runs (docs/OPS.md).
+int OpsCommand(bool missing_only);
 
 // One per hardware core (at least 1).
 int DefaultThreads();

@@ -130,18 +130,34 @@ struct OpInfo {
   int version = 1;
   std::vector<int> inputs, outputs;
   std::string folded = "?";
+  std::string missing;  // why relite's CPU kernels cannot run it; empty when they can
 };
+
+// What BuiltinOpResolver lacks for this op code and version, or "".
+std::string MissingKernel(const OpResolver& resolver, int32_t builtin, const std::string& custom_name, int version) {
+  if (builtin == kCustomCode) {
+    if (resolver.FindCustom(custom_name, version) != nullptr) return "";
+    const OpRegistration* any = resolver.FindCustomAnyVersion(custom_name);
+    return any ? fmt::format("version {} (relite has {}..{})", version, any->min_version, any->max_version)
+               : "no kernel (custom op)";
+  }
+  if (resolver.FindBuiltin(builtin, version) != nullptr) return "";
+  const OpRegistration* any = resolver.FindBuiltinAnyVersion(builtin);
+  return any ? fmt::format("version {} (relite has {}..{})", version, any->min_version, any->max_version)
+             : "no kernel";
+}
 
 std::vector<OpInfo> ReadOps(const tflite::Model* fb, const tflite::SubGraph* sg, Interpreter* interp) {
   std::vector<OpInfo> out;
   if (interp != nullptr) {
     for (int i = 0; i < interp->nodes_size(); ++i) {
       const Node& n = interp->node(i);
-      out.push_back({Safe(n.op_name), n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : (interp->node_is_fused(i) ? "fused" : "no")});
+      out.push_back({Safe(n.op_name), n.version, n.inputs, n.outputs, interp->node_is_folded(i) ? "yes" : (interp->node_is_fused(i) ? "fused" : "no"), ""});
     }
     return out;
   }
   if (sg == nullptr || sg->operators() == nullptr) return out;
+  const BuiltinOpResolver resolver;
   for (const tflite::Operator* op : *sg->operators()) {
     OpInfo info;
     const tflite::OperatorCode* code = nullptr;
@@ -153,10 +169,12 @@ std::vector<OpInfo> ReadOps(const tflite::Model* fb, const tflite::SubGraph* sg,
       int32_t builtin =
           std::max(static_cast<int32_t>(code->deprecated_builtin_code()), static_cast<int32_t>(code->builtin_code()));
       info.version = code->version();
+      const std::string custom = code->custom_code() ? code->custom_code()->str() : "";
       if (builtin == kCustomCode)
-        info.name = code->custom_code() ? Safe(code->custom_code()->str()) : "CUSTOM(unnamed)";
+        info.name = code->custom_code() ? Safe(custom) : "CUSTOM(unnamed)";
       else
         info.name = BuiltinOpName(builtin);
+      info.missing = MissingKernel(resolver, builtin, custom, info.version);
     }
     info.inputs = ToVector(op->inputs());
     info.outputs = ToVector(op->outputs());
@@ -229,6 +247,19 @@ int InspectCommand(const InspectOptions& o) {
     t.Print();
   }
   fmt::print("\n");
+
+  // Without an interpreter, every op the CPU kernels lack, all at once.
+  std::map<std::string, std::vector<size_t>> missing;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].missing.empty()) missing[fmt::format("{} v{}: {}", ops[i].name, ops[i].version, ops[i].missing)].push_back(i);
+  }
+  if (!missing.empty()) {
+    fmt::print("not supported by relite ({} kind{}):\n", missing.size(), missing.size() == 1 ? "" : "s");
+    Table t({"op", "nodes"});
+    for (const auto& [what, nodes] : missing) t.Add({what, fmt::format("{}", fmt::join(nodes, ", "))});
+    t.Print();
+    fmt::print("\n");
+  }
 
   size_t constant_bytes = 0;
   fmt::print("tensors ({}):\n", tensors.size());

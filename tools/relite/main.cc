@@ -170,6 +170,10 @@ int Main(int argc, char** argv) {
   cache->add_option("DIR", cache_dir, "The serialization directory")->required();
   cache->add_flag("--clear", cache_clear, "Remove every entry relite wrote there");
 
+  bool ops_missing = false;
+  CLI::App* ops = app.add_subcommand("ops", "Print every TFLite builtin op with the versions relite runs on CPU and GPU (docs/OPS.md)");
+  ops->add_flag("--missing", ops_missing, "Only the ops relite's CPU kernels do not run");
+
   relite::cli::ZooOptions zoo_opts;
   CLI::App* zoo = app.add_subcommand("zoo", "Write a sample architecture with deterministic pseudo-random weights");
   zoo->add_option("NAME", zoo_opts.name,
@@ -187,8 +191,8 @@ int Main(int argc, char** argv) {
     if (app.get_subcommands().empty() && argc > 1) {
       const std::string first = argv[1];
       ReportError(first.rfind('-', 0) == 0
-                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, diff, convert, zoo or cache; see 'relite --help')", first)
-                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, diff, convert, zoo or cache; see 'relite --help')", first));
+                      ? fmt::format("unknown option '{}' (expected a subcommand: run, inspect, bench, diff, convert, zoo, ops or cache; see 'relite --help')", first)
+                      : fmt::format("unknown subcommand '{}' (expected run, inspect, bench, diff, convert, zoo, ops or cache; see 'relite --help')", first));
       return 2;
     }
     ReportError(std::string(e.what()) + " (see 'relite --help')");
@@ -205,6 +209,7 @@ int Main(int argc, char** argv) {
   if (zoo->parsed()) return relite::cli::ZooCommand(zoo_opts);
   if (diff->parsed()) return relite::cli::DiffCommand(diff_opts);
   if (cache->parsed()) return relite::cli::CacheCommand(cache_dir, cache_clear);
+  if (ops->parsed()) return relite::cli::OpsCommand(ops_missing);
   return ReportError("no subcommand given (see 'relite --help')");
 }
 

@@ -202,7 +202,53 @@ Status Subgraph::ReadTensors() {
   return Status::Ok();
 }
 
+namespace {
+
+// Every op of a subgraph that relite cannot run, so that one error names them
+// all (op, version, nodes) instead of the first only.
+struct UnsupportedOps {
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> groups;  // what is missing -> its nodes
+  std::vector<Status> refusals;  // factories that rejected their node (the message names it)
+
+  void Add(const std::string& what, uint32_t node) {
+    for (auto& [name, nodes] : groups) {
+      if (name == what) {
+        nodes.push_back(node);
+        return;
+      }
+    }
+    groups.push_back({what, {node}});
+  }
+  void AddRefusal(const Status& s) { refusals.push_back(s); }
+  bool empty() const { return groups.empty() && refusals.empty(); }
+  bool only_refusal() const { return groups.empty() && refusals.size() == 1; }
+
+  std::string Message() const {
+    size_t nodes = refusals.size();
+    for (const auto& g : groups) nodes += g.second.size();
+    std::string m = fmt::format("{} node{} cannot run: ", nodes, nodes == 1 ? "" : "s");
+    bool first = true;
+    for (const auto& [what, list] : groups) {
+      // A long list is cut: the first nodes locate the op well enough.
+      constexpr size_t kShown = 16;
+      const size_t shown = std::min(list.size(), kShown);
+      m += fmt::format("{}{} at node{} {}", first ? "" : "; ", what, list.size() == 1 ? "" : "s",
+                       fmt::join(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(shown), ", "));
+      if (shown < list.size()) m += fmt::format(" and {} more", list.size() - shown);
+      first = false;
+    }
+    for (const Status& s : refusals) {
+      m += (first ? "" : "; ") + s.message();
+      first = false;
+    }
+    return m;
+  }
+};
+
+}  // namespace
+
 Status Subgraph::ReadNodes(const OpResolver& resolver) {
+  UnsupportedOps gaps;
   const auto* sg = model_.fb()->subgraphs()->Get(static_cast<uint32_t>(index_));
   const uint32_t n = sg->operators() ? sg->operators()->size() : 0;
   nodes_.resize(n);
@@ -242,28 +288,44 @@ Status Subgraph::ReadNodes(const OpResolver& resolver) {
       reg = resolver.FindCustom(node.op_name, node.version);
       if (reg == nullptr) {
         if (const auto* any = resolver.FindCustomAnyVersion(node.op_name)) {
-          return Fail(fmt::format("node {}: custom op '{}' version {} is not supported (registered versions {}..{})", i,
-                                  node.op_name, node.version, any->min_version, any->max_version));
+          gaps.Add(fmt::format("custom op '{}' version {} is not supported (registered versions {}..{})", node.op_name,
+                               node.version, any->min_version, any->max_version),
+                   i);
+        } else {
+          gaps.Add(fmt::format("custom op '{}' has no registered kernel (relite does not implement it; an application "
+                               "can register one with OpResolver::AddCustom(\"{}\", ...))",
+                               node.op_name, node.op_name),
+                   i);
         }
-        return Fail(fmt::format("node {}: custom op '{}' has no registered kernel (relite does not implement it; an "
-                                "application can register one with OpResolver::AddCustom(\"{}\", ...))",
-                                i, node.op_name, node.op_name));
+        continue;
       }
     } else {
       reg = resolver.FindBuiltin(node.builtin_code, node.version);
       if (reg == nullptr) {
         if (const auto* any = resolver.FindBuiltinAnyVersion(node.builtin_code)) {
-          return Fail(fmt::format("node {}: op {} version {} is not supported (supported versions {}..{})", i,
-                                  node.op_name, node.version, any->min_version, any->max_version));
+          gaps.Add(fmt::format("op {} version {} is not supported (supported versions {}..{})", node.op_name,
+                               node.version, any->min_version, any->max_version),
+                   i);
+        } else {
+          gaps.Add(fmt::format("builtin op {} (code {}) is not supported by relite", node.op_name, node.builtin_code), i);
         }
-        return Fail(fmt::format("node {}: builtin op {} (code {}) is not supported by relite", i, node.op_name,
-                                node.builtin_code));
+        continue;
       }
     }
     auto kernel = reg->create(node);
-    if (!kernel.ok()) return kernel.status().WithContext(fmt::format("{}: subgraph {}", model_.name(), index_));
+    if (!kernel.ok()) {
+      // A kernel that refuses its node (a type or option relite does not
+      // implement, malformed options) is one more gap, reported together.
+      gaps.AddRefusal(kernel.status());
+      continue;
+    }
     kernels_[i] = std::move(kernel).value();
     if (!kernels_[i]) return Fail(fmt::format("{}: kernel factory returned no kernel", node.Describe()));
+  }
+  if (!gaps.empty()) {
+    // One refusal alone keeps its own code and words, as before.
+    if (gaps.only_refusal()) return gaps.refusals[0].WithContext(fmt::format("{}: subgraph {}", model_.name(), index_));
+    return Fail(gaps.Message());
   }
   return Status::Ok();
 }
@@ -484,6 +546,16 @@ bool Subgraph::CanFold(int node_index) const {
   return any_input;
 }
 
+bool Subgraph::IsShapeOnly(int node_index) const {
+  constexpr int32_t kShape = 77;
+  const Node& node = nodes_[static_cast<size_t>(node_index)];
+  if (node.is_custom() || node.builtin_code != kShape || node.inputs.empty() || node.inputs[0] < 0) return false;
+  for (int t : node.outputs) {
+    if (tensors_[static_cast<size_t>(t)].is_variable) return false;
+  }
+  return true;
+}
+
 Status Subgraph::PrepareNode(int node_index) {
   NodeContext ctx(*this, node_index);
   const Node& node = nodes_[static_cast<size_t>(node_index)];
@@ -587,11 +659,22 @@ Status Subgraph::AllocateTensors() {
     }
     RELITE_RETURN_IF_ERROR(AddWork(node));
   }
+  // Tensors whose value derives from an activation's shape (refolded below).
+  std::vector<uint8_t> shape_derived(tensors_.size(), 0);
   for (int i : execution_plan_) {
-    if (folded_[static_cast<size_t>(i)]) continue;
+    const uint8_t state = folded_[static_cast<size_t>(i)];
+    if (state != 0 && state != kRefoldedNode) continue;
     RELITE_RETURN_IF_ERROR(PrepareNode(i));
     if (static_cast<size_t>(i) < model_node_count_) RELITE_RETURN_IF_ERROR(AddWork(nodes_[static_cast<size_t>(i)]));
-    if (CanFold(i)) RELITE_RETURN_IF_ERROR(FoldNode(i));
+    const Node& node = nodes_[static_cast<size_t>(i)];
+    bool derived = state == kRefoldedNode || IsShapeOnly(i);
+    for (int t : node.inputs) derived |= t >= 0 && shape_derived[static_cast<size_t>(t)];
+    if (!derived && !CanFold(i)) continue;
+    RELITE_RETURN_IF_ERROR(FoldNode(i));
+    if (derived) {
+      folded_[static_cast<size_t>(i)] = kRefoldedNode;
+      for (int t : node.outputs) shape_derived[static_cast<size_t>(t)] = 1;
+    }
   }
   RELITE_RETURN_IF_ERROR(ResetVariableTensors());
   RELITE_RETURN_IF_ERROR(PlanMemory());
@@ -737,7 +820,7 @@ std::vector<uint8_t> Subgraph::WillFold() const {
   for (int index : execution_plan_) {
     const Node& node = nodes_[static_cast<size_t>(index)];
     const uint8_t state = folded_[static_cast<size_t>(index)];
-    bool fold = state == kFoldedNode;
+    bool fold = state == kFoldedNode || state == kRefoldedNode;
     if (state == 0) {
       bool any_input = false, all_constant = true;
       for (int t : node.inputs) {

@@ -50,7 +50,10 @@ class Subgraph {
   const std::vector<int>& outputs() const { return outputs_; }
   // Skipped by Invoke: computed once at allocation (folded), or merged into
   // the node before it (fused clamp).
-  bool folded(int node) const { return folded_[static_cast<size_t>(node)] == kFoldedNode; }
+  bool folded(int node) const {
+    const uint8_t state = folded_[static_cast<size_t>(node)];
+    return state == kFoldedNode || state == kRefoldedNode;
+  }
   bool fused(int node) const { return folded_[static_cast<size_t>(node)] == kFusedNode; }
   size_t arena_bytes() const { return arena_bytes_; }
   size_t unplanned_bytes() const { return unplanned_bytes_; }
@@ -96,6 +99,13 @@ class Subgraph {
   static constexpr uint8_t kFoldedNode = 1;
   static constexpr uint8_t kFusedNode = 2;
   static constexpr uint8_t kDelegatedNode = 3;
+  // Folded anew at every AllocateTensors: its value derives from the shape of
+  // an activation (SHAPE of a graph input, and what folds from it), which a
+  // resized input changes.
+  static constexpr uint8_t kRefoldedNode = 4;
+  // A SHAPE node: its output depends on its input's shape only, known once
+  // the nodes before it are prepared, so it folds even over an activation.
+  bool IsShapeOnly(int node_index) const;
   // Per node: its inputs are constant once earlier nodes are folded (what
   // AllocateTensors will fold), computed without running anything.
   std::vector<uint8_t> WillFold() const;
@@ -112,7 +122,7 @@ class Subgraph {
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<int> inputs_, outputs_;
-  std::vector<uint8_t> folded_;  // per node: 0 runs; kFoldedNode, kFusedNode, kDelegatedNode are skipped
+  std::vector<uint8_t> folded_;  // per node: 0 runs; kFoldedNode, kFusedNode, kDelegatedNode, kRefoldedNode are skipped
   std::vector<int> execution_plan_;
   size_t model_node_count_ = 0;  // nodes_[0, model_node_count_) are the model's; partition nodes follow
   // Per node: the clamp FuseClamps fused into its kernel ([-inf, inf]: none).
