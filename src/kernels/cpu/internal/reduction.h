@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "relite/kernel.h"
@@ -100,6 +101,61 @@ struct MaxReducer {
   static A Combine(A a, B b) {
     const A v = static_cast<A>(b);
     return v > a ? v : a;
+  }
+  static Out Finish(Total t) { return t; }
+};
+
+// REDUCE_MIN: the mirror of MaxReducer (a value wins only when it compares
+// less; an empty run gives the type's largest value).
+template <typename T>
+struct MinReducer {
+  using Acc = T;
+  using Total = T;
+  using Out = T;
+  static Acc AccInit() { return std::numeric_limits<T>::max(); }
+  static Total TotalInit() { return std::numeric_limits<T>::max(); }
+  template <typename A, typename B>
+  static A Combine(A a, B b) {
+    const A v = static_cast<A>(b);
+    return v < a ? v : a;
+  }
+  static Out Finish(Total t) { return t; }
+};
+
+// REDUCE_PROD in the element type, as TFLite computes it: float products
+// round per step, integer products wrap (two's complement).
+template <typename T>
+struct ProdReducer {
+  using Acc = T;
+  using Total = T;
+  using Out = T;
+  static Acc AccInit() { return T(1); }
+  static Total TotalInit() { return T(1); }
+  template <typename A, typename B>
+  static A Combine(A a, B b) {
+    if constexpr (std::is_integral_v<A>) {
+      using U = std::make_unsigned_t<A>;
+      return static_cast<A>(static_cast<U>(a) * static_cast<U>(static_cast<A>(b)));
+    } else {
+      return a * static_cast<A>(b);
+    }
+  }
+  static Out Finish(Total t) { return t; }
+};
+
+// REDUCE_ANY / REDUCE_ALL over bool bytes (any non-zero byte is true; the
+// result is 0 or 1).
+template <bool kAll>
+struct BoolReducer {
+  using Acc = uint8_t;
+  using Total = uint8_t;
+  using Out = uint8_t;
+  static Acc AccInit() { return kAll ? 1 : 0; }
+  static Total TotalInit() { return kAll ? 1 : 0; }
+  template <typename A, typename B>
+  static A Combine(A a, B b) {
+    const uint8_t v = static_cast<uint8_t>(b != 0);
+    return static_cast<A>(kAll ? (a & v) : (a | v));
   }
   static Out Finish(Total t) { return t; }
 };
