@@ -295,6 +295,31 @@ def _dequantized_constants(interp):
     return out
 
 
+def test_dynamic_range_model_on_cpu_matches_litert(litert, test_models):
+    """The CPU runs TFLite's hybrid kernels' arithmetic (inputs quantized to
+    int8 per batch, integer sums scaled back): LiteRT's outputs within float
+    rounding, not within the input-rounding bound the GPU test needs. Against
+    TFLite's own builtin kernels: the default XNNPACK delegate quantizes the
+    FULLY_CONNECTED input its own way (about 1% apart here)."""
+    import relite
+    from ai_edge_litert.interpreter import OpResolverType
+    path = str(test_models / "dynamic_range.tflite")
+    ref = litert(model_path=path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    ours = relite.Interpreter(model_path=path)
+    rng = np.random.default_rng(12)
+    feeds = {"x": rng.uniform(-1, 1, (1, 8, 8, 6)).astype(np.float32),
+             "v": rng.uniform(-2, 2, (2, 40)).astype(np.float32)}
+    outs = []
+    for it in (ref, ours):
+        it.allocate_tensors()
+        for d in it.get_input_details():
+            it.set_tensor(d["index"], feeds[d["name"]])
+        it.invoke()
+        outs.append({d["name"]: it.get_tensor(d["index"]) for d in it.get_output_details()})
+    for name in ("conv", "fc"):
+        np.testing.assert_allclose(outs[1][name], outs[0][name], rtol=1e-5, atol=1e-5, err_msg=name)
+
+
 def test_dynamic_range_model_on_gpu_matches_litert_hybrid_kernels(litert, test_models):
     """int8 weights feeding float CONV_2D / FULLY_CONNECTED: relite runs them on
     the GPU with the weights dequantized once; LiteRT's CPU hybrid kernels

@@ -23,6 +23,7 @@
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/internal/vec8f.h"
 #include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/internal/hybrid.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -501,7 +502,10 @@ Status Conv2DKernel::Eval(KernelContext& ctx) {
 
 }  // namespace
 
+std::unique_ptr<Kernel> MakeFloatConv2D(const Conv2DParams& params) { return std::make_unique<Conv2DKernel>(params); }
+
 StatusOr<std::unique_ptr<Kernel>> CreateConv2D(const Node& node) {
+  if (IsHybridNode(node)) return CreateHybridConv2D(node);
   RELITE_ASSIGN_OR_RETURN(Conv2DParams params, ParseConv2DParams(node));
   RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<Conv2DKernel>(params));

@@ -15,6 +15,7 @@
 #include "src/kernels/cpu/internal/fused_residual.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/isa/kernel_table.h"
+#include "src/kernels/cpu/internal/hybrid.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -180,7 +181,12 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
 
 }  // namespace
 
+std::unique_ptr<Kernel> MakeFloatDepthwiseConv2D(const DepthwiseConv2DParams& params) {
+  return std::make_unique<DepthwiseConv2DKernel>(params);
+}
+
 StatusOr<std::unique_ptr<Kernel>> CreateDepthwiseConv2D(const Node& node) {
+  if (IsHybridNode(node)) return CreateHybridDepthwiseConv2D(node);
   RELITE_ASSIGN_OR_RETURN(DepthwiseConv2DParams params, ParseDepthwiseConv2DParams(node));
   RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<DepthwiseConv2DKernel>(params));

@@ -12,6 +12,7 @@
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/gemm.h"
+#include "src/kernels/cpu/internal/hybrid.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -133,7 +134,12 @@ Status FullyConnectedKernel::Eval(KernelContext& ctx) {
 
 }  // namespace
 
+std::unique_ptr<Kernel> MakeFloatFullyConnected(const FullyConnectedParams& params) {
+  return std::make_unique<FullyConnectedKernel>(params);
+}
+
 StatusOr<std::unique_ptr<Kernel>> CreateFullyConnected(const Node& node) {
+  if (IsHybridNode(node)) return CreateHybridFullyConnected(node);
   RELITE_ASSIGN_OR_RETURN(FullyConnectedParams params, ParseFullyConnectedParams(node));
   RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   return std::unique_ptr<Kernel>(std::make_unique<FullyConnectedKernel>(params));

@@ -494,8 +494,8 @@ TEST(Conv2DTest, RejectsBadTypesAndOptions) {
   b.filter_type = DataType::kInt8;
   EXPECT_EQ(BuildBad(b).code(), StatusCode::kInvalidArgument);  // 8-bit without quantization parameters
   b = BadModel{};
-  b.filter_type = DataType::kInt8;  // hybrid
-  EXPECT_EQ(BuildBad(b).code(), StatusCode::kUnimplemented);
+  b.filter_type = DataType::kInt8;  // hybrid, but the filter has no scales
+  EXPECT_EQ(BuildBad(b).code(), StatusCode::kInvalidArgument);
   b = BadModel{};
   b.activation = tflite::ActivationFunctionType::TANH;
   EXPECT_EQ(BuildBad(b).code(), StatusCode::kUnimplemented);

@@ -226,5 +226,62 @@ TEST(FullyConnectedTest, Errors) {
   EXPECT_EQ(BuildBad({2, 6}, {4, 6}, nullptr, DataType::kInt32, false).code(), StatusCode::kInvalidArgument);
 }
 
+// Hybrid (float input, int8 weights): the weights' quantization is checked,
+// naming what is wrong. (LiteRT's outputs: litert_golden_test.)
+TEST(FullyConnectedTest, HybridWeightsAreChecked) {
+  auto build = [](const Quantization& q, bool weights_const) {
+    testing::SingleOpModel m;
+    m.AddInput(DataType::kFloat32, {2, 4});
+    if (weights_const) {
+      m.AddConstInput<int8_t>(DataType::kInt8, {3, 4}, std::vector<int8_t>(12, 5), q);
+    } else {
+      m.AddInput(DataType::kInt8, {3, 4}, q);
+    }
+    m.AddOutput(DataType::kFloat32);
+    m.SetBuiltinOp(tflite::BuiltinOperator::FULLY_CONNECTED, 3);
+    return m.Build();
+  };
+  Quantization ok;
+  ok.scale = {0.1f};
+  ok.zero_point = {0};
+  EXPECT_TRUE(build(ok, true).ok()) << build(ok, true).ToString();
+  Quantization shifted = ok;
+  shifted.zero_point = {3};
+  EXPECT_NE(build(shifted, true).message().find("symmetric"), std::string::npos) << build(shifted, true).ToString();
+  Quantization two;
+  two.scale = {0.1f, 0.2f};
+  two.zero_point = {0, 0};
+  EXPECT_NE(build(two, true).message().find("per-channel scales"), std::string::npos) << build(two, true).ToString();
+  EXPECT_NE(build(Quantization{}, true).message().find("1 or 3 scales"), std::string::npos);
+  Quantization zero = ok;
+  zero.scale = {0.f};
+  EXPECT_NE(build(zero, true).message().find("positive"), std::string::npos);
+  EXPECT_EQ(build(ok, false).code(), StatusCode::kUnimplemented);
+  // All-zero input rows give exactly the bias (scale 1, no division by zero).
+  testing::SingleOpModel m;
+  const int in = m.AddInput(DataType::kFloat32, {1, 4});
+  m.AddConstInput<int8_t>(DataType::kInt8, {3, 4}, std::vector<int8_t>{1, 2, 3, 4, -5, 6, 7, 8, 9, 10, -11, 12}, ok);
+  m.AddConstInput<float>(DataType::kFloat32, {3}, std::vector<float>{0.5f, -1.f, 2.f});
+  const int out = m.AddOutput(DataType::kFloat32);
+  m.SetBuiltinOp(tflite::BuiltinOperator::FULLY_CONNECTED, 3);
+  ASSERT_TRUE(m.Build().ok());
+  m.SetInput<float>(in, {0, 0, 0, 0});
+  ASSERT_TRUE(m.Invoke().ok());
+  EXPECT_EQ(m.GetOutput<float>(out), (std::vector<float>{0.5f, -1.f, 2.f}));
+  // One row: q = round(x * 127 / max|x|); out = sum(q * w) * (max|x| / 127 * 0.1).
+  m.SetInput<float>(in, {1.f, -0.5f, 0.25f, 2.f});
+  ASSERT_TRUE(m.Invoke().ok());
+  const float q[4] = {64, -32, 16, 127};  // 63.5 -> 64, -31.75 -> -32, 15.875 -> 16
+  const float s = 2.f / 127 * 0.1f;
+  const std::vector<float> got = m.GetOutput<float>(out);
+  const int8_t w[12] = {1, 2, 3, 4, -5, 6, 7, 8, 9, 10, -11, 12};
+  const float bias[3] = {0.5f, -1.f, 2.f};
+  for (int u = 0; u < 3; ++u) {
+    float dot = 0;
+    for (int k = 0; k < 4; ++k) dot += q[k] * w[u * 4 + k];
+    EXPECT_NEAR(got[static_cast<size_t>(u)], dot * s + bias[u], 1e-6f) << u;
+  }
+}
+
 }  // namespace
 }  // namespace relite

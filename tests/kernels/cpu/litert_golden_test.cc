@@ -192,5 +192,90 @@ TEST(LiteRtGoldenTest, BatchMatMul) {
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
 }
 
+// Symmetric int8 weights as the converter's dynamic-range mode writes them:
+// one scale per tensor or per output channel along `axis`, zero points 0.
+Quantization WeightQuant(int channels, bool per_channel, int axis, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Quantization q;
+  q.quantized_dimension = axis;
+  for (int c = 0; c < (per_channel ? channels : 1); ++c) {
+    q.scale.push_back(std::uniform_real_distribution<float>(0.002f, 0.02f)(rng));
+    q.zero_point.push_back(0);
+  }
+  return q;
+}
+
+TEST(LiteRtGoldenTest, HybridDynamicRange) {
+  Cases cases;
+  uint32_t seed = 40;
+  // FULLY_CONNECTED: rows quantized one by one; symmetric or asymmetric.
+  for (bool per_channel : {false, true}) {
+    for (bool asymmetric : {false, true}) {
+      for (bool bias : {false, true}) {
+        auto c = std::make_unique<GoldenCase>(std::string("FULLY_CONNECTED/hybrid") + (per_channel ? " per-channel" : "") +
+                                              (asymmetric ? " asymmetric" : "") + (bias ? " bias" : ""));
+        const Shape in_shape = {3, 40};
+        const int in = c->model.AddInput(DataType::kFloat32, in_shape);
+        c->model.AddConstInput<int8_t>(DataType::kInt8, {12, 40}, Ints<int8_t>(480, -127, 127, seed),
+                                       WeightQuant(12, per_channel, 0, seed + 1));
+        seed += 2;
+        if (bias) {
+          c->model.AddConstInput<float>(DataType::kFloat32, {12}, Uniform(12, -1, 1, seed++));
+        } else {
+          c->model.AddOptionalInput();
+        }
+        const int out = c->model.AddOutput(DataType::kFloat32);
+        c->model.SetBuiltinOp(BuiltinOperator::FULLY_CONNECTED, per_channel ? 12 : (asymmetric ? 9 : 3),
+                              tflite::BuiltinOptions::FullyConnectedOptions,
+                              tflite::CreateFullyConnectedOptions(c->model.fbb(), tflite::ActivationFunctionType::RELU,
+                                                                  tflite::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                                                  false, asymmetric)
+                                  .Union());
+        std::vector<float> x = Uniform(120, -2, 3, seed++);
+        for (int k = 0; k < 40; ++k) x[static_cast<size_t>(80 + k)] = 0.f;  // an all-zero row: scale 1
+        c->Feed<float>(in, DataType::kFloat32, in_shape, x);
+        c->Expect(out, 1e-5, 1e-6);
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  // CONV_2D and DEPTHWISE_CONV_2D: each batch quantized as a whole.
+  for (bool per_channel : {false, true}) {
+    auto c = std::make_unique<GoldenCase>(std::string("CONV_2D/hybrid") + (per_channel ? " per-channel" : ""));
+    const Shape in_shape = {2, 7, 6, 5};
+    const int in = c->model.AddInput(DataType::kFloat32, in_shape);
+    c->model.AddConstInput<int8_t>(DataType::kInt8, {8, 3, 3, 5}, Ints<int8_t>(360, -127, 127, seed),
+                                   WeightQuant(8, per_channel, 0, seed + 1));
+    seed += 2;
+    c->model.AddConstInput<float>(DataType::kFloat32, {8}, Uniform(8, -1, 1, seed++));
+    const int out = c->model.AddOutput(DataType::kFloat32);
+    c->model.SetBuiltinOp(BuiltinOperator::CONV_2D, per_channel ? 5 : 2, tflite::BuiltinOptions::Conv2DOptions,
+                          tflite::CreateConv2DOptions(c->model.fbb(), tflite::Padding::SAME, 2, 1,
+                                                      tflite::ActivationFunctionType::NONE)
+                              .Union());
+    c->Feed<float>(in, DataType::kFloat32, in_shape, Uniform(420, -1, 4, seed++));
+    c->Expect(out, 1e-5, 1e-5);
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = std::make_unique<GoldenCase>("DEPTHWISE_CONV_2D/hybrid per-channel");
+    const Shape in_shape = {1, 9, 9, 6};
+    const int in = c->model.AddInput(DataType::kFloat32, in_shape);
+    c->model.AddConstInput<int8_t>(DataType::kInt8, {1, 3, 3, 12}, Ints<int8_t>(108, -127, 127, seed),
+                                   WeightQuant(12, true, 3, seed + 1));
+    seed += 2;
+    c->model.AddConstInput<float>(DataType::kFloat32, {12}, Uniform(12, -1, 1, seed++));
+    const int out = c->model.AddOutput(DataType::kFloat32);
+    c->model.SetBuiltinOp(BuiltinOperator::DEPTHWISE_CONV_2D, 6, tflite::BuiltinOptions::DepthwiseConv2DOptions,
+                          tflite::CreateDepthwiseConv2DOptions(c->model.fbb(), tflite::Padding::VALID, 1, 1, 2,
+                                                               tflite::ActivationFunctionType::RELU6)
+                              .Union());
+    c->Feed<float>(in, DataType::kFloat32, in_shape, Uniform(486, -3, 3, seed++));
+    c->Expect(out, 1e-5, 1e-5);
+    cases.push_back(std::move(c));
+  }
+  if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
+}
+
 }  // namespace
 }  // namespace relite
