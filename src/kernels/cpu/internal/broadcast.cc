@@ -106,7 +106,7 @@ bool MakeBroadcastPlan(const Shape& a, const Shape& b, BroadcastPlan* plan) {
   return true;
 }
 
-Status CheckBinaryOperands(KernelContext& ctx) {
+Status CheckBinaryInputs(KernelContext& ctx) {
   RELITE_RETURN_IF_ERROR(CheckArity(ctx, 2, 1));
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
@@ -114,7 +114,12 @@ Status CheckBinaryOperands(KernelContext& ctx) {
     return ctx.Error("input types differ: '" + a.name + "' is " + DataTypeName(a.type) + ", '" + b.name + "' is " +
                      DataTypeName(b.type));
   }
-  return CheckOutputType(ctx, 0, a.type);
+  return Status::Ok();
+}
+
+Status CheckBinaryOperands(KernelContext& ctx) {
+  RELITE_RETURN_IF_ERROR(CheckBinaryInputs(ctx));
+  return CheckOutputType(ctx, 0, ctx.input(0).type);
 }
 
 Status PrepareBroadcast(KernelContext& ctx, BroadcastPlan* plan, size_t element_size) {

@@ -56,8 +56,12 @@ struct BroadcastPlan {
 // False when the merged rank exceeds kMaxBroadcastRank.
 bool MakeBroadcastPlan(const Shape& a, const Shape& b, BroadcastPlan* plan);
 
-// The common checks of a binary elementwise op: two inputs and one output,
-// the inputs of one type and the output of that type too.
+// Two inputs and one output, the inputs of one type (the output unchecked:
+// comparisons write bool).
+Status CheckBinaryInputs(KernelContext& ctx);
+
+// The common checks of a binary elementwise op: CheckBinaryInputs and the
+// output of the inputs' type too.
 Status CheckBinaryOperands(KernelContext& ctx);
 
 // Checks that the two inputs broadcast, builds `plan`, sets output 0 to the

@@ -1,0 +1,28 @@
+// LESS_EQUAL: a <= b elementwise with broadcasting, a bool output. Inputs
+// float32, int32, int64 and int16 (plain integers, as in TFLite); a NaN
+// operand gives false.
+// TFLite's int8/uint8 version compares rescaled quantized values, not
+// supported yet.
+#include <cstdint>
+#include <memory>
+
+#include "src/kernels/cpu/internal/typed_elementwise.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+namespace {
+
+struct LessEqualOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return static_cast<uint8_t>(a <= b);
+  }
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Kernel>> CreateLessEqual(const Node&) {
+  return MakeComparisonKernel(LessEqualOp{}, {DataType::kFloat32, DataType::kInt32, DataType::kInt64, DataType::kInt16});
+}
+
+}  // namespace relite::cpu
