@@ -20,7 +20,7 @@ namespace {
 
 class MirrorPadKernel final : public Kernel {
  public:
-  explicit MirrorPadKernel(bool symmetric) : symmetric_(symmetric) {}
+  explicit MirrorPadKernel(bool symmetric) : excluded_(symmetric ? 0 : 1) {}
 
   Status Prepare(KernelContext& ctx) override {
     RELITE_RETURN_IF_ERROR(CheckArity(ctx, 2, 2, 1));
@@ -37,37 +37,24 @@ class MirrorPadKernel final : public Kernel {
     if (p.rank() != 2 || p.dim(0) != rank || p.dim(1) != 2) {
       return ctx.Error("paddings must have shape [" + std::to_string(rank) + ",2], got " + ShapeToString(p.shape));
     }
-    // The mirror image excludes the edge in REFLECT mode: one element fewer.
-    const int64_t excluded = symmetric_ ? 0 : 1;
     Shape out_shape(static_cast<size_t>(rank));
-    map_begin_.assign(static_cast<size_t>(rank) + 1, 0);
-    src_index_.clear();
     for (int d = 0; d < rank; ++d) {
       const int64_t before = paddings[static_cast<size_t>(2 * d)];
       const int64_t after = paddings[static_cast<size_t>(2 * d + 1)];
       const int64_t n = input.dim(d);
-      // No padding is always fine, even for an empty dimension in REFLECT mode.
-      const int64_t limit = std::max<int64_t>(n - excluded, 0);
+      // No padding is always fine, even for an empty dimension in REFLECT
+      // mode (which TFLite rejects; the output is simply empty).
+      const int64_t limit = std::max<int64_t>(n - excluded_, 0);
       if (before < 0 || after < 0 || before > limit || after > limit) {
         return ctx.Error("paddings [" + std::to_string(before) + ", " + std::to_string(after) + "] of dimension " +
                          std::to_string(d) + " (size " + std::to_string(n) + ") must lie in [0, " +
-                         std::to_string(limit) + "] in " +
-                         (symmetric_ ? "SYMMETRIC" : "REFLECT") + " mode");
+                         std::to_string(limit) + "] in " + (excluded_ == 0 ? "SYMMETRIC" : "REFLECT") + " mode");
       }
       RELITE_ASSIGN_OR_RETURN(out_shape[static_cast<size_t>(d)],
                               ToDimension(ctx, n + before + after, "padded dimension " + std::to_string(d)));
-      // Source index of every output position along d.
-      const int64_t out_n = n + before + after;
-      for (int64_t i = 0; i < out_n; ++i) {
-        int64_t j = i - before;
-        if (j < 0) j = -j - 1 + excluded;
-        else if (j >= n) j = 2 * n - 1 - j - excluded;
-        src_index_.push_back(j);
-      }
-      map_begin_[static_cast<size_t>(d) + 1] = static_cast<int64_t>(src_index_.size());
+      before_[d] = before;
     }
     in_strides_ = RowMajorStrides(input.shape);
-    before_last_ = rank > 0 ? paddings[static_cast<size_t>(2 * (rank - 1))] : 0;
     return ctx.ResizeOutput(0, std::move(out_shape));
   }
 
@@ -88,9 +75,7 @@ class MirrorPadKernel final : public Kernel {
     const int64_t row = output.dim(last);
     const int64_t in_row = input.dim(last);
     const int64_t rows = total / row;
-    const int64_t* last_map = src_index_.data() + map_begin_[static_cast<size_t>(last)];
-    const int64_t before = before_last_;
-    const int64_t after = row - in_row - before;
+    const int64_t before = before_[last];
     ParallelRows(ctx, rows, row * static_cast<int64_t>(esize), [&](int64_t begin, int64_t end) {
       int64_t idx[kMaxCopyRank] = {};  // output multi-index of the outer dimensions
       int64_t rem = begin;
@@ -101,15 +86,16 @@ class MirrorPadKernel final : public Kernel {
       for (int64_t r = begin; r < end; ++r) {
         int64_t offset = 0;
         for (int d = 0; d < last; ++d) {
-          offset += src_index_[static_cast<size_t>(map_begin_[static_cast<size_t>(d)] + idx[d])] *
-                    in_strides_[static_cast<size_t>(d)];
+          offset += Source(idx[d] - before_[d], input.dim(d)) * in_strides_[static_cast<size_t>(d)];
         }
         const uint8_t* s = src + offset * static_cast<int64_t>(esize);
         uint8_t* o = dst + r * row * static_cast<int64_t>(esize);
-        for (int64_t i = 0; i < before; ++i) std::memcpy(o + i * esize, s + last_map[i] * esize, esize);
+        for (int64_t i = 0; i < before; ++i) {
+          std::memcpy(o + i * esize, s + Source(i - before, in_row) * static_cast<int64_t>(esize), esize);
+        }
         std::memcpy(o + before * esize, s, static_cast<size_t>(in_row) * esize);
-        for (int64_t i = before + in_row; i < before + in_row + after; ++i) {
-          std::memcpy(o + i * esize, s + last_map[i] * esize, esize);
+        for (int64_t i = before + in_row; i < row; ++i) {
+          std::memcpy(o + i * esize, s + Source(i - before, in_row) * static_cast<int64_t>(esize), esize);
         }
         for (int d = last - 1; d >= 0; --d) {
           if (++idx[d] < output.dim(d)) break;
@@ -121,12 +107,18 @@ class MirrorPadKernel final : public Kernel {
   }
 
  private:
-  bool symmetric_;
-  // src_index_[map_begin_[d] + i]: input index read for output index i of dimension d.
-  std::vector<int64_t> map_begin_;
-  std::vector<int64_t> src_index_;
+  // Input index mirrored into [0, n) for j = output index - padding before
+  // (one reflection suffices: Prepare bounds the paddings).
+  int64_t Source(int64_t j, int64_t n) const {
+    if (j < 0) return -j - 1 + excluded_;
+    if (j >= n) return 2 * n - 1 - j - excluded_;
+    return j;
+  }
+
+  // The mirror image leaves the edge element out in REFLECT mode.
+  int64_t excluded_;
+  int64_t before_[kMaxCopyRank] = {};
   std::vector<int64_t> in_strides_;
-  int64_t before_last_ = 0;
 };
 
 }  // namespace

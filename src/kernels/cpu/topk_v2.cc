@@ -6,9 +6,11 @@
 // their real values; the values output must share the input's
 // quantization).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "src/kernels/cpu/internal/data_movement.h"
@@ -45,7 +47,9 @@ class TopKV2Kernel final : public Kernel {
     }
     k_ = k[0];
     n_ = n;
-    ctx.RequestScratch(static_cast<size_t>(n) * sizeof(int32_t));
+    // One row of positions; none for an empty input (its last dimension may
+    // still be declared huge).
+    ctx.RequestScratch(input.num_elements() == 0 ? 0 : static_cast<size_t>(n) * sizeof(int32_t));
     Shape out_shape = input.shape;
     out_shape.back() = static_cast<int32_t>(k_);
     RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
@@ -67,7 +71,7 @@ class TopKV2Kernel final : public Kernel {
  private:
   template <typename T>
   void Run(KernelContext& ctx) {
-    if (k_ == 0 || n_ == 0) return;
+    if (k_ == 0 || ctx.input(0).num_elements() == 0) return;
     const Tensor& input = ctx.input(0);
     const T* in = input.data_as<T>();
     T* out_values = ctx.output(0).data_as<T>();
@@ -77,10 +81,18 @@ class TopKV2Kernel final : public Kernel {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = in + r * n_;
       for (int64_t i = 0; i < n_; ++i) order[i] = static_cast<int32_t>(i);
-      // Larger first; equal values by ascending position: a strict weak
-      // order, so the partial sort is deterministic.
-      std::partial_sort(order, order + k_, order + n_,
-                        [row](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      // Larger first; equal values by ascending position. NaN goes after
+      // every number (LiteRT 2.3 orders [NaN, 1, NaN, 3, -inf] the same way),
+      // which keeps the comparison a strict weak order.
+      std::partial_sort(order, order + k_, order + n_, [row](int32_t a, int32_t b) {
+        const T va = row[a];
+        const T vb = row[b];
+        if constexpr (std::is_floating_point_v<T>) {
+          const bool na = std::isnan(va), nb = std::isnan(vb);
+          if (na || nb) return na == nb ? a < b : nb;
+        }
+        return va > vb || (va == vb && a < b);
+      });
       for (int64_t i = 0; i < k_; ++i) {
         out_indices[r * k_ + i] = order[i];
         out_values[r * k_ + i] = row[order[i]];

@@ -190,6 +190,10 @@ TEST(MirrorPad, EmptyAndSizeOne) {
   EXPECT_EQ(r.data, std::vector<float>(6, 7.f));
   EXPECT_EQ(RunMirrorPad<float>(DataType::kFloat32, {{1, 1}, {7}}, {{1, 0}, {0, 0}}, false).status.code(),
             StatusCode::kInvalidArgument);
+  // No elements, but a dimension of 2^30 padded: nothing is sized by it.
+  r = RunMirrorPad<float>(DataType::kFloat32, {{0, 1 << 30}, {}}, {{0, 0}, {5, 5}}, true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.shape, (Shape{0, (1 << 30) + 10}));
 }
 
 TEST(MirrorPad, Errors) {

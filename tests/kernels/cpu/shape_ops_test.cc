@@ -472,6 +472,16 @@ TEST(TopKV2, LiteRtTies) {
   CheckTopK<float>(DataType::kFloat32, {{3, 100}, v}, 40);
 }
 
+TEST(TopKV2, NanLastAndHugeEmpty) {
+  const Outputs r = RunTopK<float>(DataType::kFloat32, {{1, 5}, {NAN, 1.f, NAN, 3.f, -INFINITY}}, 5);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.As<int32_t>(1), (std::vector<int32_t>{3, 1, 4, 0, 2}));
+  // No elements, but a last dimension of 2^30: nothing is sized by it.
+  const Outputs e = RunTopK<float>(DataType::kFloat32, {{0, 1 << 30}, {}}, 3);
+  ASSERT_TRUE(e.status.ok()) << e.status.ToString();
+  EXPECT_EQ(e.shapes[0], (Shape{0, 3}));
+}
+
 TEST(TopKV2, Errors) {
   const ref::Tensor<float> in{{2, 3}, {1, 2, 3, 4, 5, 6}};
   EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 4).status.code(), StatusCode::kInvalidArgument);
