@@ -1,10 +1,10 @@
-// TOPK_V2: the k largest values along the last dimension (k: int32 scalar,
-// constant, 0 <= k <= last dimension), sorted descending, and their int32
-// positions. Equal values keep ascending positions (the lower index first),
-// as TFLite orders them. Input float32, int32, int64, or the 8/16-bit
-// quantized types (compared as stored integers, which orders them like
-// their real values; the values output must share the input's
-// quantization).
+// TOPK_V2: the k largest values along the last dimension (k: int32 or int16
+// scalar, constant, 0 <= k <= last dimension), sorted descending, and their
+// positions (int32, or int16 as version 3 allows). Equal values keep
+// ascending positions (the lower index first), as TFLite orders them. Input
+// float32, int32, int64, or the 8/16-bit quantized types (compared as stored
+// integers, which orders them like their real values; the values output
+// must share the input's quantization).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -34,18 +34,26 @@ class TopKV2Kernel final : public Kernel {
     }
     RELITE_RETURN_IF_ERROR(CheckSameType(ctx, input, "input", values, "values"));
     RELITE_RETURN_IF_ERROR(CheckSameQuantization(ctx, input, "input", values, "values"));
-    if (indices.type != DataType::kInt32) return ctx.Error("indices must be int32, got " + DataTypeName(indices.type));
+    if (indices.type != DataType::kInt32 && indices.type != DataType::kInt16) {
+      return ctx.Error("indices must be int32 or int16, got " + DataTypeName(indices.type));
+    }
     if (input.rank() < 1) return ctx.Error("input must have rank >= 1");
     const Tensor& k_t = ctx.input(1);
-    if (k_t.type != DataType::kInt32) return ctx.Error("k must be int32, got " + DataTypeName(k_t.type));
-    std::vector<int64_t> k;
-    RELITE_RETURN_IF_ERROR(ReadShapeInput(ctx, 1, "k", &k));
-    if (k.size() != 1 || k_t.rank() > 1) return ctx.Error("k must be a scalar");
-    const int64_t n = input.dim(input.rank() - 1);
-    if (k[0] < 0 || k[0] > n) {
-      return ctx.Error("k = " + std::to_string(k[0]) + " is out of range [0, " + std::to_string(n) + "]");
+    if (k_t.type != DataType::kInt32 && k_t.type != DataType::kInt16) {
+      return ctx.Error("k must be int32 or int16, got " + DataTypeName(k_t.type));
     }
-    k_ = k[0];
+    RELITE_RETURN_IF_ERROR(RequireConstantInput(ctx, 1, "k"));
+    if (k_t.num_elements() != 1 || k_t.rank() > 1 || k_t.data == nullptr || k_t.bytes < DataTypeSize(k_t.type)) {
+      return ctx.Error("k must be a scalar");
+    }
+    const int64_t k = k_t.type == DataType::kInt32 ? int64_t{k_t.data_as<int32_t>()[0]} : int64_t{k_t.data_as<int16_t>()[0]};
+    const int64_t n = input.dim(input.rank() - 1);
+    if (k < 0 || k > n) return ctx.Error("k = " + std::to_string(k) + " is out of range [0, " + std::to_string(n) + "]");
+    // int16 indices (TOPK_V2 version 3) must hold every position.
+    if (indices.type == DataType::kInt16 && k > 0 && n - 1 > INT16_MAX) {
+      return ctx.Error("int16 indices cannot address a last dimension of " + std::to_string(n));
+    }
+    k_ = k;
     n_ = n;
     // One row of positions; none for an empty input (its last dimension may
     // still be declared huge).
@@ -75,7 +83,9 @@ class TopKV2Kernel final : public Kernel {
     const Tensor& input = ctx.input(0);
     const T* in = input.data_as<T>();
     T* out_values = ctx.output(0).data_as<T>();
+    const bool int16_indices = ctx.output(1).type == DataType::kInt16;
     int32_t* out_indices = ctx.output(1).data_as<int32_t>();
+    int16_t* out_indices16 = ctx.output(1).data_as<int16_t>();
     auto* order = static_cast<int32_t*>(ctx.scratch());
     const int64_t rows = input.num_elements() / n_;
     for (int64_t r = 0; r < rows; ++r) {
@@ -94,7 +104,11 @@ class TopKV2Kernel final : public Kernel {
         return va > vb || (va == vb && a < b);
       });
       for (int64_t i = 0; i < k_; ++i) {
-        out_indices[r * k_ + i] = order[i];
+        if (int16_indices) {
+          out_indices16[r * k_ + i] = static_cast<int16_t>(order[i]);
+        } else {
+          out_indices[r * k_ + i] = order[i];
+        }
         out_values[r * k_ + i] = row[order[i]];
       }
     }

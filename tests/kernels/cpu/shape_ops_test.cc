@@ -482,6 +482,27 @@ TEST(TopKV2, NanLastAndHugeEmpty) {
   EXPECT_EQ(e.shapes[0], (Shape{0, 3}));
 }
 
+TEST(TopKV2, Int16KAndIndices) {  // version 3's int16 k and int16 indices
+  int in = -1;
+  const Outputs r = RunModel(
+      [&](SingleOpModel& m) {
+        in = m.AddInput(DataType::kFloat32, {2, 4});
+        m.AddConstInput<int16_t>(DataType::kInt16, {}, {3});
+        const int values = m.AddOutput(DataType::kFloat32);
+        const int indices = m.AddOutput(DataType::kInt16);
+        m.SetBuiltinOp(Op::TOPK_V2, 3);
+        return std::vector<int>{values, indices};
+      },
+      [&](SingleOpModel& m) { m.SetInput<float>(in, {1, 4, 2, 4, -1, -2, -3, 0}); });
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.As<float>(0), (std::vector<float>{4, 4, 2, 0, -1, -2}));
+  EXPECT_EQ(r.As<int16_t>(1), (std::vector<int16_t>{1, 3, 2, 3, 0, 1}));
+  // int16 indices cannot address 40000 positions.
+  EXPECT_EQ(RunTopK<float>(DataType::kFloat32, {{1, 40000}, std::vector<float>(40000)}, 1, true, {}, {}, DataType::kInt16)
+                .status.code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(TopKV2, Errors) {
   const ref::Tensor<float> in{{2, 3}, {1, 2, 3, 4, 5, 6}};
   EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 4).status.code(), StatusCode::kInvalidArgument);
