@@ -1,10 +1,11 @@
 // EMBEDDING_LOOKUP: output row i is row lookup[i] of `value` (lookup: int32
 // [n]; value: [rows, ...], rank >= 2 as in TFLite; output [n, value.dims[1:]]).
 // Same-dtype value and output are copied as bytes (any fixed-size dtype).
-// An int8 value with a float32 output is the hybrid form: each element times
-// the value's scale (one per tensor, or one per row when quantized per
-// channel); the zero point is ignored, as TFLite does. An index outside
-// [0, rows) makes Eval fail before anything is written.
+// An int8 or uint8 value with a float32 output is the hybrid form: each
+// element times the value's scale (one per tensor, or one per row when
+// quantized per channel); the zero point must be 0. As in TFLite (checked
+// against LiteRT 2.3), uint8 bytes are read as int8: 200 stands for -56.
+// An index outside [0, rows) makes Eval fail before anything is written.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -27,16 +28,19 @@ class EmbeddingLookupKernel final : public Kernel {
     if (lookup.rank() != 1) return ctx.Error("lookup must be 1-D, got shape " + ShapeToString(lookup.shape));
     if (value.rank() < 2) return ctx.Error("value must have rank >= 2, got shape " + ShapeToString(value.shape));
     RELITE_RETURN_IF_ERROR(CheckCopyableType(ctx, value, "value"));
-    hybrid_ = value.type == DataType::kInt8 && output.type == DataType::kFloat32;
+    hybrid_ = (value.type == DataType::kInt8 || value.type == DataType::kUInt8) && output.type == DataType::kFloat32;
     if (hybrid_) {
-      if (value.quant.scale.empty()) return ctx.Error("the int8 value of a hybrid lookup has no scale");
+      if (value.quant.scale.empty()) return ctx.Error("the 8-bit value of a hybrid lookup has no scale");
       if (value.quant.IsPerChannel() &&
           (value.quant.quantized_dimension != 0 || static_cast<int64_t>(value.quant.scale.size()) != value.dim(0))) {
         return ctx.Error("per-channel scales of value must be one per row (dimension 0)");
       }
+      for (const int64_t zp : value.quant.zero_point) {
+        if (zp != 0) return ctx.Error("the value of a hybrid lookup must have zero point 0, got " + std::to_string(zp));
+      }
     } else if (output.type != value.type) {
       if (output.type == DataType::kFloat32 && IsQuantizedType(value.type)) {
-        return ctx.Unsupported("hybrid lookup of a " + DataTypeName(value.type) + " value (only int8)");
+        return ctx.Unsupported("hybrid lookup of a " + DataTypeName(value.type) + " value (only int8 and uint8)");
       }
       return ctx.Error("output has dtype " + DataTypeName(output.type) + " but value has dtype " +
                        DataTypeName(value.type));
@@ -64,7 +68,7 @@ class EmbeddingLookupKernel final : public Kernel {
     }
     if (row_elems_ == 0 || n == 0) return Status::Ok();
     if (hybrid_) {
-      const auto* src = value.data_as<int8_t>();
+      const auto* src = static_cast<const int8_t*>(value.data);  // uint8 too: TFLite reads the bytes as int8
       float* out = output.data_as<float>();
       const bool per_row = value.quant.IsPerChannel();
       ParallelRows(ctx, n, row_elems_ * 4, [&](int64_t begin, int64_t end) {

@@ -777,8 +777,7 @@ TEST(EmbeddingLookup, Literal) {
 }
 
 TEST(EmbeddingLookup, HybridInt8) {
-  // Per-row scales (checked against LiteRT) and one scale for all rows; the
-  // zero point is ignored.
+  // Per-row scales (checked against LiteRT) and one scale for all rows.
   Quantization q;
   q.scale = {0.5f, 0.25f, 2.f};
   q.zero_point = {0, 0, 0};
@@ -786,9 +785,20 @@ TEST(EmbeddingLookup, HybridInt8) {
   auto r = RunEmbedding<int8_t, float>(DataType::kInt8, DataType::kFloat32, {2, 0, 1}, value, q, 1, true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.data, (std::vector<float>{10.f, -256.f, 0.5f, -1.f, 0.75f, -1.f}));
-  r = RunEmbedding<int8_t, float>(DataType::kInt8, DataType::kFloat32, {1, 1}, value, Q(0.5f, 3));
+  r = RunEmbedding<int8_t, float>(DataType::kInt8, DataType::kFloat32, {1, 1}, value, Q(0.5f, 0));
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.data, (std::vector<float>{1.5f, -2.f, 1.5f, -2.f}));
+  // A non-zero zero point is rejected, as LiteRT does.
+  EXPECT_EQ((RunEmbedding<int8_t, float>(DataType::kInt8, DataType::kFloat32, {1}, value, Q(0.5f, 3)).status.code()),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(EmbeddingLookup, HybridUInt8ReadsBytesAsInt8) {
+  // LiteRT 2.3 gives [[-28, -0.5, 0.5], [0, 63.5, -64]]: 200 is read as -56.
+  const ref::Tensor<uint8_t> value{{2, 3}, {0, 127, 128, 200, 255, 1}};
+  const auto r = RunEmbedding<uint8_t, float>(DataType::kUInt8, DataType::kFloat32, {1, 0}, value, Q(0.5f, 0));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.data, (std::vector<float>{-28.f, -0.5f, 0.5f, 0.f, 63.5f, -64.f}));
 }
 
 TEST(EmbeddingLookup, Errors) {
@@ -801,7 +811,7 @@ TEST(EmbeddingLookup, Errors) {
             StatusCode::kInvalidArgument);  // value rank 1
   EXPECT_EQ(RunEmbedding<float>(DataType::kFloat32, DataType::kInt32, {0}, value).status.code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ((RunEmbedding<uint8_t, float>(DataType::kUInt8, DataType::kFloat32, {0}, {{1, 2}, {1, 2}}, Q(0.5f, 0))
+  EXPECT_EQ((RunEmbedding<int16_t, float>(DataType::kInt16, DataType::kFloat32, {0}, {{1, 2}, {1, 2}}, Q(0.5f, 0))
                  .status.code()),
             StatusCode::kUnimplemented);
   SingleOpModel m;  // int64 lookup
