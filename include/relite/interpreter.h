@@ -27,6 +27,7 @@ namespace relite {
 
 class ThreadPool;
 class Subgraph;
+class GraphTable;
 
 // Bounds on what a model may demand: a .tflite file is untrusted input, and
 // a few edited bytes can declare tensors of gigabytes or minutes of work.
@@ -60,10 +61,20 @@ class RELITE_API Interpreter {
   Status AllocateTensors();
   // Changes graph input `input_index`'s shape; call AllocateTensors next.
   Status ResizeInputTensor(int input_index, const Shape& shape);
+  // The same, allowed only within the input's shape signature: same rank,
+  // and only the dimensions the signature marks -1 may change (TFLite's
+  // ResizeInputTensorStrict). An input without a signature is fixed.
+  Status ResizeInputTensorStrict(int input_index, const Shape& shape);
   Status Invoke();
   // Variable tensors (recurrent state kept across Invokes) back to their
-  // initial values: the model's, else zero (int8: the zero point).
+  // initial values: the model's, else zero (int8: the zero point). Resource
+  // variables (VAR_HANDLE / ASSIGN_VARIABLE state, e.g. of a streaming
+  // model) likewise: zeroed, then the model's CALL_ONCE initializers run
+  // again, as in a fresh interpreter.
   Status ResetVariableTensors();
+  // Subgraphs the model runs: the main one and those its IF / WHILE /
+  // CALL_ONCE nodes call (built on load; others are never read).
+  int num_subgraphs_built() const;
   // The model's SignatureDefs (Model::signatures()).
   const std::vector<Signature>& signatures() const { return model_.signatures(); }
 
@@ -132,7 +143,8 @@ class RELITE_API Interpreter {
 
   const Model& model_;
   std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<Subgraph> main_;
+  std::unique_ptr<GraphTable> graphs_;
+  Subgraph* main_ = nullptr;
   std::vector<DelegationReport> reports_;
 };
 

@@ -35,7 +35,8 @@ enum class DataType : int8_t {
 
 // "float32", "uint8", ...; "unknown(N)" for values outside the enum.
 RELITE_API std::string DataTypeName(DataType type);
-// Bytes per element; 0 for types without a fixed size (string, resource, int4).
+// Bytes per element; 0 for types without a fixed size (string, int4). A
+// resource tensor holds a 4-byte handle.
 RELITE_API size_t DataTypeSize(DataType type);
 
 template <typename T> constexpr DataType DataTypeOf();

@@ -38,6 +38,12 @@ struct GoldenCase {
   // on vector-lane position (a NaN in REDUCE_MIN is dropped or kept by where
   // it sits), the reference kernel is the op's definition.
   bool litert_reference_kernels = false;
+  // A whole model instead of `model` (several subgraphs, control flow):
+  // tensor indices in Feed/Expect are then those of its main subgraph.
+  std::vector<uint8_t> model_file;
+  // Invokes in a row on the same inputs before the outputs are compared
+  // (state kept across Invokes: resource and variable tensors).
+  int invokes = 1;
 
   struct FedInput {
     int tensor;

@@ -209,6 +209,43 @@ TEST_F(CliModelsTest, NpyOfWrongDtypeAndShape) {
   ExpectErrorLine(RunCli({"run", Model(kSplitConcat), "-i", truncated, "-i", in1, "-i", in2}), {"truncated.npy"});
 }
 
+TEST_F(CliModelsTest, NpyOfAnotherShapeResizesAFreeDimension) {
+  // x, y [1,4] with signature [-1,4] -> ADD: an .npy of [3,4] resizes the batch.
+  relite::ModelWriter w("cli test: ADD with a free batch dimension");
+  const int x = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "x");
+  const int y = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "y");
+  const int sum = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "sum");
+  w.AddOp(relite::BuiltinOp::kAdd, {x, y}, {sum}, relite::writer::ArithmeticOptions{});
+  for (int t : {x, y, sum}) w.SetShapeSignature(t, {-1, 4});
+  w.SetInputs({x, y});
+  w.SetOutputs({sum});
+  w.AddSignature("serving_default", {{"x", x}, {"y", y}}, {{"sum", sum}});
+  const std::string model = tmp_ / "free_batch.tflite";
+  ASSERT_TRUE(w.WriteFile(model).ok());
+  // inspect lists the signature.
+  CommandResult info = RunCli({"inspect", model});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("signatures (1)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("serving_default"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("x: 0, y: 1"), std::string::npos) << info.out;
+  std::vector<float> ones(12, 1.f), twos(12, 2.f);
+  const std::string a = tmp_ / "a.npy", b = tmp_ / "b.npy";
+  WriteNpy(a, "<f4", {3, 4}, std::vector<uint8_t>(reinterpret_cast<uint8_t*>(ones.data()), reinterpret_cast<uint8_t*>(ones.data()) + 48));
+  WriteNpy(b, "<f4", {3, 4}, std::vector<uint8_t>(reinterpret_cast<uint8_t*>(twos.data()), reinterpret_cast<uint8_t*>(twos.data()) + 48));
+  CommandResult r = RunCli({"run", model, "-i", a, "-i", b, "-o", tmp_ / "out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[3,4]"), std::string::npos) << r.out;
+  const std::vector<uint8_t> out = ReadBinaryFile(tmp_ / "out/output_0.bin");
+  ASSERT_EQ(out.size(), 48u);
+  float v[12];
+  std::memcpy(v, out.data(), 48);
+  for (float f : v) EXPECT_EQ(f, 3.f);
+  // A fixed dimension is a clear error.
+  const std::string c = tmp_ / "c.npy";
+  WriteNpy(c, "<f4", {3, 5}, std::vector<uint8_t>(60, 0));
+  ExpectErrorLine(RunCli({"run", model, "-i", c, "-i", b}), {"c.npy", "[3,5]", "[1,4]", "[-1,4]", "marked -1"});
+}
+
 TEST_F(CliModelsTest, UnsupportedInputFileAndBadImage) {
   const std::string in1 = Golden(kSplitConcat, "seed1", "input_1.bin");
   const std::string in2 = Golden(kSplitConcat, "seed1", "input_2.bin");

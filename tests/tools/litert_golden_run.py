@@ -2,7 +2,8 @@
 """Runs every case folder under DIR in native LiteRT (tests/testing/litert_golden.h).
 
 Each DIR/case_K holds model.tflite (and `reference_kernels` where the case
-runs on LiteRT's reference kernels) and inputs.txt ("tensor dtype d0,d1,..|-"
+runs on LiteRT's reference kernels), invokes.txt (how many Invokes in a row)
+and inputs.txt ("tensor dtype d0,d1,..|-"
 per line, raw bytes in in_<tensor>.bin). Writes out_<tensor>.bin and
 out_<tensor>.txt ("dtype d0,d1,..|-") for every output, or error.txt when
 LiteRT refuses the case.
@@ -35,7 +36,10 @@ def run_case(case):
             index, dtype, shape = line.split()
             x = np.fromfile(os.path.join(case, f"in_{index}.bin"), dtype=np.dtype(dtype)).reshape(dims(shape))
             interp.set_tensor(int(index), x)
-    interp.invoke()
+    invokes_file = os.path.join(case, "invokes.txt")
+    invokes = int(open(invokes_file).read()) if os.path.exists(invokes_file) else 1
+    for _ in range(invokes):
+        interp.invoke()
     for d in interp.get_output_details():
         y = interp.get_tensor(d["index"])
         name = np.dtype(y.dtype).name

@@ -142,6 +142,15 @@ std::string MissingKernel(const OpResolver& resolver, int32_t builtin, const std
                : "no kernel (custom op)";
   }
   if (resolver.FindBuiltin(builtin, version) != nullptr) return "";
+  switch (static_cast<tflite::BuiltinOperator>(builtin)) {  // the interpreter's own kernels
+#define RELITE_CORE_OP(code, lo, hi) \
+  case tflite::BuiltinOperator::code: \
+    return version >= lo && version <= hi ? "" : fmt::format("version {} (relite has {}..{})", version, lo, hi);
+#include "src/core/interpreter/core_ops.inc"
+#undef RELITE_CORE_OP
+    default:
+      break;
+  }
   const OpRegistration* any = resolver.FindBuiltinAnyVersion(builtin);
   return any ? fmt::format("version {} (relite has {}..{})", version, any->min_version, any->max_version)
              : "no kernel";
@@ -236,6 +245,22 @@ int InspectCommand(const InspectOptions& o) {
   PrintIo("inputs", inputs, tensors);
   PrintIo("outputs", outputs, tensors);
   fmt::print("\n");
+
+  // SignatureDefs: the names a caller (e.g. TFLite's signature runner) uses.
+  if (!model.signatures().empty()) {
+    fmt::print("signatures ({}):\n", model.signatures().size());
+    Table t({"key", "subgraph", "inputs (name: tensor)", "outputs (name: tensor)"});
+    for (const Signature& sig : model.signatures()) {
+      auto list = [](const std::vector<std::pair<std::string, int>>& v) {
+        std::string out;
+        for (const auto& [name, index] : v) out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", Safe(name), index);
+        return out.empty() ? std::string("-") : out;
+      };
+      t.Add({Safe(sig.key), std::to_string(sig.subgraph), list(sig.inputs), list(sig.outputs)});
+    }
+    t.Print();
+    fmt::print("\n");
+  }
 
   std::vector<OpInfo> ops = ReadOps(fb, sg, interp);
   fmt::print("operators ({}):\n", ops.size());

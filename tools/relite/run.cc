@@ -59,6 +59,10 @@ Status Run(const RunOptions& o) {
                                             num_inputs, num_inputs == 1 ? "" : "s", o.inputs.size(),
                                             o.inputs.size() == 1 ? " was" : "s were"));
 
+  // An .npy input of another shape resizes its input where the model's shape
+  // signature leaves that dimension free.
+  RELITE_RETURN_IF_ERROR(ResizeInputsToNpy(interp, o.inputs));
+
   // Inputs are all read before anything is printed, so that a bad input
   // file gives just the error line.
   std::string summary = fmt::format("model: {}\ninputs:\n", o.model);

@@ -557,6 +557,38 @@ StatusOr<std::vector<uint8_t>> LoadImageResized(const std::string& path, int hei
   return out;
 }
 
+Status ResizeInputsToNpy(Interpreter& interp, const std::vector<std::string>& inputs) {
+  bool resized = false;
+  for (size_t i = 0; i < inputs.size() && static_cast<int>(i) < interp.num_inputs(); ++i) {
+    if (Extension(inputs[i]) != ".npy") continue;
+    auto arr = ReadNpy(inputs[i]);
+    if (!arr.ok()) return arr.status();
+    const Tensor& t = *interp.input_tensor(static_cast<int>(i));
+    Shape shape;
+    for (int64_t d : arr->shape) {
+      if (d > std::numeric_limits<int32_t>::max()) return InvalidArgumentError(fmt::format("'{}': dimension {} too large", inputs[i], d));
+      shape.push_back(static_cast<int32_t>(d));
+    }
+    if (shape == t.shape) continue;
+    const Shape& signature = t.shape_signature;
+    bool allowed = !signature.empty() && signature.size() == shape.size();
+    for (size_t d = 0; allowed && d < shape.size(); ++d) allowed = signature[d] == -1 || signature[d] == shape[d];
+    if (!allowed) {
+      const bool free = std::find(signature.begin(), signature.end(), -1) != signature.end();
+      return InvalidArgumentError(fmt::format(
+          "'{}' has shape {} but {} has shape {}{}", inputs[i], ShapeStr(arr->shape),
+          InputLabel(static_cast<int>(i), t), ShapeToString(t.shape),
+          free ? fmt::format(" and its signature {} lets only the dimensions marked -1 change", ShapeToString(signature))
+               : " (the model marks no dimension of it free)"));
+    }
+    RELITE_RETURN_IF_ERROR(interp.ResizeInputTensorStrict(static_cast<int>(i), shape));
+    resized = true;
+  }
+  if (!resized) return Status::Ok();
+  Status s = interp.AllocateTensors();
+  return s.ok() ? s : s.WithContext("after resizing the inputs to the .npy shapes");
+}
+
 Status FillInputFromFile(const std::string& path, int index, Tensor& t, FloatRange range, std::string* description) {
   const std::string ext = Extension(path);
   if (ext == ".bin") {

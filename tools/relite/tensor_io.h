@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "relite/interpreter.h"
 #include "relite/status.h"
 #include "relite/tensor.h"
 
@@ -52,6 +53,10 @@ struct NpyArray {
 };
 // Parses a .npy file (format versions 1, 2, 3; C order only).
 StatusOr<NpyArray> ReadNpy(const std::string& path);
+// For every .npy input whose shape differs from the model's: resizes that
+// input when its shape signature allows it (dimensions marked -1), else a
+// clear error; then re-allocates. Other inputs are left as they are.
+Status ResizeInputsToNpy(Interpreter& interp, const std::vector<std::string>& inputs);
 // The .npy descr of a dtype, or "" if .npy has no equivalent.
 std::string NpyDescr(DataType type);
 

@@ -45,6 +45,7 @@ size_t DataTypeSize(DataType type) {
     case DataType::kUInt64: return 8;
     case DataType::kUInt32: return 4;
     case DataType::kUInt16: return 2;
+    case DataType::kResource: return 4;  // an int32 handle (resource variables)
     default: return 0;
   }
 }

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "src/core/base/exception_guard.h"
+#include "src/core/interpreter/graph_table.h"
 #include "src/core/interpreter/subgraph.h"
 #include "src/core/interpreter/thread_pool.h"
 
@@ -21,12 +22,42 @@ Status Interpreter::AllocateTensors() {
 Status Interpreter::ResizeInputTensor(int input_index, const Shape& shape) {
   return CatchExceptions("ResizeInputTensor", [&] { return main_->ResizeInput(input_index, shape); });
 }
+Status Interpreter::ResizeInputTensorStrict(int input_index, const Shape& shape) {
+  return CatchExceptions("ResizeInputTensorStrict", [&]() -> Status {
+    const Tensor* t = input_tensor(input_index);
+    if (t == nullptr) {
+      return InvalidArgumentError(fmt::format("input index {} is out of range (the model has {} inputs)", input_index,
+                                              num_inputs()));
+    }
+    const Shape& signature = t->shape_signature.empty() ? t->shape : t->shape_signature;
+    bool allowed = signature.size() == shape.size();
+    for (size_t d = 0; allowed && d < shape.size(); ++d) allowed = signature[d] == -1 || signature[d] == shape[d];
+    if (!allowed) {
+      return InvalidArgumentError(fmt::format(
+          "input {} ('{}'): shape {} is not allowed by its shape signature {} (only dimensions marked -1 may change)",
+          input_index, t->name, ShapeToString(shape), ShapeToString(signature)));
+    }
+    return main_->ResizeInput(input_index, shape);
+  });
+}
+
 Status Interpreter::Invoke() {
   return CatchExceptions("Invoke", [&] { return main_->Invoke(); });
 }
 
 Status Interpreter::ResetVariableTensors() {
-  return CatchExceptions("ResetVariableTensors", [&] { return main_->ResetVariables(); });
+  return CatchExceptions("ResetVariableTensors", [&]() -> Status {
+    for (int i = 0; i < graphs_->num_subgraphs(); ++i) {
+      if (Subgraph* sg = graphs_->built(i)) RELITE_RETURN_IF_ERROR(sg->ResetVariables());
+    }
+    return graphs_->ResetResources();
+  });
+}
+
+int Interpreter::num_subgraphs_built() const {
+  int n = 0;
+  for (int i = 0; i < graphs_->num_subgraphs(); ++i) n += graphs_->built(i) != nullptr ? 1 : 0;
+  return n;
 }
 
 int Interpreter::num_inputs() const { return static_cast<int>(main_->inputs().size()); }
@@ -100,9 +131,9 @@ StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
     int threads = options_.num_threads;
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
-    interp->main_ =
-        std::make_unique<Subgraph>(model_, 0, interp->pool_.get(), options_.preserve_all_tensors, options_.limits);
-    RELITE_RETURN_IF_ERROR(interp->main_->Build(resolver_));
+    interp->graphs_ = std::make_unique<GraphTable>(model_, resolver_, interp->pool_.get(), options_);
+    RELITE_RETURN_IF_ERROR(interp->graphs_->BuildMain());
+    interp->main_ = interp->graphs_->main();
     for (Delegate* delegate : delegates_) RELITE_RETURN_IF_ERROR(interp->ModifyGraphWithDelegate(delegate));
     return interp;
   });

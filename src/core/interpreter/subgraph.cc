@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "src/core/delegate/partitioner.h"
+#include "src/core/interpreter/graph_table.h"
 #include "src/core/interpreter/thread_pool.h"
 #include "src/core/interpreter/work_estimate.h"
 #include "src/core/memory/arena_planner.h"
@@ -111,8 +112,10 @@ class NodeContext final : public KernelContext {
   Tensor empty_;
 };
 
-Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors, const ResourceLimits& limits)
-    : model_(model), index_(index), pool_(pool), preserve_all_tensors_(preserve_all_tensors), limits_(limits) {}
+Subgraph::Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors, const ResourceLimits& limits,
+                   GraphTable* graphs)
+    : model_(model), index_(index), pool_(pool), graphs_(graphs), preserve_all_tensors_(preserve_all_tensors),
+      limits_(limits) {}
 Subgraph::~Subgraph() = default;
 
 Status Subgraph::Fail(const std::string& message) const {
@@ -283,6 +286,16 @@ Status Subgraph::ReadNodes(const OpResolver& resolver) {
       node.custom_options_size = static_cast<size_t>(op->large_custom_options_size());
     }
 
+    if (graphs_ != nullptr && IsCoreOp(node)) {
+      // Control flow and resource variables: the interpreter's own kernels.
+      auto kernel = CreateCoreKernel(node, *graphs_, index_);
+      if (!kernel.ok()) {
+        gaps.AddRefusal(kernel.status());
+        continue;
+      }
+      kernels_[i] = std::move(kernel).value();
+      continue;
+    }
     const OpRegistration* reg = nullptr;
     if (node.is_custom()) {
       reg = resolver.FindCustom(node.op_name, node.version);
@@ -531,8 +544,22 @@ void Subgraph::FuseHardSwishes() {
   }
 }
 
+namespace {
+
+// Nodes that never fold although their inputs may be constant: control flow
+// and resource variables have effects beyond their outputs. VAR_HANDLE is
+// the exception: it has no inputs and always folds (its handle is fixed).
+int FoldRule(const Node& node) {
+  constexpr int32_t kVarHandle = 142;
+  if (!IsCoreOp(node)) return 0;
+  return node.builtin_code == kVarHandle ? 1 : -1;
+}
+
+}  // namespace
+
 bool Subgraph::CanFold(int node_index) const {
   const Node& node = nodes_[static_cast<size_t>(node_index)];
+  if (const int rule = FoldRule(node); rule != 0) return rule > 0;
   bool any_input = false;
   for (int t : node.inputs) {
     if (t < 0) continue;
@@ -821,7 +848,9 @@ std::vector<uint8_t> Subgraph::WillFold() const {
     const Node& node = nodes_[static_cast<size_t>(index)];
     const uint8_t state = folded_[static_cast<size_t>(index)];
     bool fold = state == kFoldedNode || state == kRefoldedNode;
-    if (state == 0) {
+    if (state == 0 && FoldRule(node) != 0) {
+      fold = FoldRule(node) > 0;
+    } else if (state == 0) {
       bool any_input = false, all_constant = true;
       for (int t : node.inputs) {
         if (t < 0) continue;

@@ -19,11 +19,15 @@
 namespace relite {
 
 class ThreadPool;
+class GraphTable;
 
 class Subgraph {
  public:
+  // `graphs` (the interpreter's subgraphs and resource variables) is what
+  // control-flow and resource-variable nodes use; without it they are
+  // unsupported.
   Subgraph(const Model& model, int index, ThreadPool* pool, bool preserve_all_tensors = false,
-           const ResourceLimits& limits = ResourceLimits());
+           const ResourceLimits& limits = ResourceLimits(), GraphTable* graphs = nullptr);
   ~Subgraph();
 
   // Reads tensors and operators and creates every node's kernel.
@@ -31,6 +35,9 @@ class Subgraph {
   Status AllocateTensors();
   Status ResizeInput(int input_index, const Shape& shape);
   Status Invoke();
+  int index() const { return index_; }
+  // AllocateTensors ran and no input was resized since.
+  bool allocated() const { return allocated_; }
   // Variables back to their initial values (the model's, else zero).
   Status ResetVariables() { return allocated_ ? ResetVariableTensors(/*with_initial_values=*/true) : Status::Ok(); }
 
@@ -118,6 +125,7 @@ class Subgraph {
   const Model& model_;
   const int index_;
   ThreadPool* pool_;
+  GraphTable* graphs_;
   std::vector<Tensor> tensors_;
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
