@@ -1,8 +1,7 @@
 // EQUAL: a == b elementwise with broadcasting, a bool output. Inputs
 // float32, int32, int64, int16 (plain integers, as in TFLite) and bool; a
 // NaN operand gives false.
-// TFLite's int8/uint8 version compares rescaled quantized values, not
-// supported yet.
+// int8/uint8 (rescaled quantized values, as in TFLite): quantized/equal.cc.
 #include <cstdint>
 #include <memory>
 

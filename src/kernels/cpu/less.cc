@@ -1,8 +1,7 @@
 // LESS: a < b elementwise with broadcasting, a bool output. Inputs
 // float32, int32, int64 and int16 (plain integers, as in TFLite); a NaN
 // operand gives false.
-// TFLite's int8/uint8 version compares rescaled quantized values, not
-// supported yet.
+// int8/uint8 (rescaled quantized values, as in TFLite): quantized/less.cc.
 #include <cstdint>
 #include <memory>
 

@@ -1,8 +1,7 @@
 // NOT_EQUAL: a != b elementwise with broadcasting, a bool output. Inputs
 // float32, int32, int64 and bool (TFLite has no int16 NOT_EQUAL, unlike
 // EQUAL); a NaN operand gives true.
-// TFLite's int8/uint8 version compares rescaled quantized values, not
-// supported yet.
+// int8/uint8 (rescaled quantized values, as in TFLite): quantized/not_equal.cc.
 #include <cstdint>
 #include <memory>
 

@@ -18,6 +18,7 @@
 
 #include "src/kernels/cpu/internal/quantized_lut.h"
 #include "src/kernels/cpu/internal/reduction.h"
+#include "src/kernels/cpu/internal/simple_reduce.h"
 
 namespace relite::cpu {
 
@@ -74,6 +75,61 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
   bool mean_;
   float scale_ = 1.f;
   float bias_ = 0.f;
+};
+
+// Quantized REDUCE_MAX / REDUCE_MIN (uint8, int8, int16): TFLite requires the
+// output's scale and zero point to equal the input's (int16: zero point 0),
+// so the result is the max/min of the raw values; an empty reduction gives
+// the type's lowest (max) or highest (min) value, as for the other types.
+template <template <typename> class Reducer>
+class QuantizedMinMaxReduceKernel final : public ReduceKernelBase {
+ public:
+  QuantizedMinMaxReduceKernel(const Node& node, const char* op_name) : ReduceKernelBase(node, op_name) {}
+
+  Status Prepare(KernelContext& ctx) override {
+    RELITE_RETURN_IF_ERROR(ReduceKernelBase::Prepare(ctx));
+    const Tensor& input = ctx.input(0);
+    const Tensor& output = ctx.output(0);
+    if (output.type != input.type) {
+      return ctx.Error("output type " + DataTypeName(output.type) + " differs from input type " +
+                       DataTypeName(input.type));
+    }
+    TensorQuant in_q, out_q;
+    RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
+    RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", &out_q));
+    if (in_q.scale != out_q.scale || in_q.zero_point != out_q.zero_point) {
+      return ctx.Error("output quantization (scale " + std::to_string(out_q.scale) + ", zero point " +
+                       std::to_string(out_q.zero_point) + ") must equal the input's (scale " +
+                       std::to_string(in_q.scale) + ", zero point " + std::to_string(in_q.zero_point) + ")");
+    }
+    if (input.type == DataType::kInt16 && in_q.zero_point != 0) {
+      return ctx.Error("int16 input needs zero point 0, has " + std::to_string(in_q.zero_point));
+    }
+    return Status::Ok();
+  }
+
+  Status Eval(KernelContext& ctx) override {
+    switch (ctx.input(0).type) {
+      case DataType::kUInt8: Run<uint8_t>(ctx); break;
+      case DataType::kInt8: Run<int8_t>(ctx); break;
+      case DataType::kInt16: Run<int16_t>(ctx); break;
+      default: return ctx.Error("unexpected input type " + DataTypeName(ctx.input(0).type));
+    }
+    return Status::Ok();
+  }
+
+ protected:
+  Status CheckType(KernelContext& ctx, DataType type) const override {
+    if (type == DataType::kUInt8 || type == DataType::kInt8 || type == DataType::kInt16) return Status::Ok();
+    return ctx.Error("input type " + DataTypeName(type) + " is not a quantized type (uint8, int8, int16)");
+  }
+
+ private:
+  template <typename T>
+  void Run(KernelContext& ctx) {
+    reduce_internal::RunReduction<Reducer<T>>(ctx, plan(), ctx.input(0).data_as<T>(), ctx.output(0).data_as<T>(),
+                                              ctx.scratch());
+  }
 };
 
 }  // namespace relite::cpu

@@ -1,0 +1,15 @@
+// Quantized REDUCE_MAX (uint8, int8, int16): the max of the raw values,
+// input and output quantized alike (internal/quantized_reduce.h).
+#include <memory>
+
+#include "src/kernels/cpu/internal/quantized_reduce.h"
+#include "src/kernels/cpu/kernels.h"
+
+namespace relite::cpu {
+
+StatusOr<std::unique_ptr<Kernel>> CreateQuantizedReduceMax(const Node& node) {
+  return std::unique_ptr<Kernel>(
+      std::make_unique<QuantizedMinMaxReduceKernel<reduce_internal::MaxReducer>>(node, "REDUCE_MAX"));
+}
+
+}  // namespace relite::cpu
