@@ -86,6 +86,22 @@ class RELITE_API KernelContext {
   Status Unsupported(const std::string& message) const {
     return UnimplementedError(node().Describe() + ": " + message);
   }
+
+  // Dynamic shapes. An op whose output shapes depend on the values of an
+  // input (RESHAPE's shape, FILL's dims, WHERE's condition, ...) reads them
+  // in Prepare when InputValuesReady(i): the input is a constant, or the
+  // interpreter is preparing the node during Invoke, after the nodes before
+  // it ran. Otherwise Prepare returns NeedInputValues(i): the interpreter
+  // then prepares the node again at every Invoke, with the values, and its
+  // outputs become dynamic (sized there, outside the memory plan; so are the
+  // outputs of every node reading them). Where dynamic preparation is not
+  // available, NeedInputValues is an Unimplemented error naming the input.
+  virtual bool InputValuesReady(int i) { return has_input(i) && input(i).is_constant(); }
+  virtual Status NeedInputValues(int i) {
+    return Unsupported("the values of input " + std::to_string(i) +
+                       " decide the output shape, and they are only known at Invoke (dynamic shapes are not "
+                       "available here)");
+  }
 };
 
 class RELITE_API Kernel {

@@ -74,7 +74,8 @@ enum class Allocation : uint8_t {
   kNone,        // not allocated yet, or optional and absent
   kArena,       // in the interpreter's planned arena (activations)
   kConstant,    // points into the model file (read-only weights)
-  kPersistent,  // owned by the tensor: folded constants, variables, dynamic outputs
+  kPersistent,  // owned by the tensor: folded constants, variables
+  kDynamic,     // owned by the tensor, sized at every Invoke: its shape depends on values the graph computes
 };
 
 struct Tensor {

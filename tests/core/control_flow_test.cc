@@ -315,6 +315,64 @@ TEST(ControlFlowTest, ShapeFoldsOverAResizedInput) {
   EXPECT_EQ(Get<float>(*l.interp, 0), std::vector<float>(20, 7.f));
 }
 
+// Dynamic shapes: out = RANGE(0, n, 1) + RANGE(0, n, 1) with n a graph
+// input; where = WHERE(mask); reshaped = RESHAPE(x, shape) with shape a
+// graph input. Their shapes come from values known only at Invoke.
+std::vector<uint8_t> DynamicModel() {
+  MultiGraphBuilder g;
+  const int op_range = g.AddOpCode(BuiltinOperator::RANGE);
+  const int op_add = g.AddOpCode(BuiltinOperator::ADD);
+  const int op_where = g.AddOpCode(BuiltinOperator::WHERE);
+  const int op_reshape = g.AddOpCode(BuiltinOperator::RESHAPE);
+  g.AddSubgraph("main");
+  const int n = g.AddTensor(DataType::kInt32, {}, 0, "n");
+  const int mask = g.AddTensor(DataType::kBool, {6}, 0, "mask");
+  const int x = g.AddTensor(DataType::kFloat32, {2, 6}, 0, "x");
+  const int shape = g.AddTensor(DataType::kInt32, {2}, 0, "shape");
+  const int zero = g.AddConstant<int32_t>(DataType::kInt32, {}, {0});
+  const int one = g.AddConstant<int32_t>(DataType::kInt32, {}, {1});
+  const int range = g.AddTensor(DataType::kInt32, {1}, 0, "range");
+  const int doubled = g.AddTensor(DataType::kInt32, {1}, 0, "doubled");
+  const int where = g.AddTensor(DataType::kInt64, {1, 1}, 0, "where");
+  const int reshaped = g.AddTensor(DataType::kFloat32, {12}, 0, "reshaped");
+  g.AddOp(op_range, {zero, n, one}, {range});
+  g.AddOp(op_add, {range, range}, {doubled}, AddOpts());
+  g.AddOp(op_where, {mask}, {where});
+  g.AddOp(op_reshape, {x, shape}, {reshaped});
+  g.SetInputs({n, mask, x, shape});
+  g.SetOutputs({doubled, where, reshaped});
+  return g.Finish();
+}
+
+TEST(ControlFlowTest, DynamicShapesAreSizedAtInvoke) {
+  Loaded l = Load(DynamicModel());
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
+  Set<float>(*l.interp, 2, x);
+  for (int n : {5, 2, 0, 7}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    Set<int32_t>(*l.interp, 0, {n});
+    Set<uint8_t>(*l.interp, 1, {1, 0, 0, static_cast<uint8_t>(n > 2), 0, 1});
+    Set<int32_t>(*l.interp, 3, n > 4 ? std::vector<int32_t>{3, 4} : std::vector<int32_t>{4, -1});
+    ASSERT_TRUE(l.interp->Invoke().ok());
+    EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{n}));
+    std::vector<int32_t> want;
+    for (int i = 0; i < n; ++i) want.push_back(2 * i);
+    EXPECT_EQ(Get<int32_t>(*l.interp, 0), want);
+    const std::vector<int64_t> where = n > 2 ? std::vector<int64_t>{0, 3, 5} : std::vector<int64_t>{0, 5};
+    EXPECT_EQ(l.interp->output_tensor(1)->shape, (Shape{static_cast<int32_t>(where.size()), 1}));
+    EXPECT_EQ(Get<int64_t>(*l.interp, 1), where);
+    EXPECT_EQ(l.interp->output_tensor(2)->shape, n > 4 ? (Shape{3, 4}) : (Shape{4, 3}));
+    EXPECT_EQ(Get<float>(*l.interp, 2), x);
+  }
+  // A bad runtime value is an Invoke error naming the node.
+  Set<int32_t>(*l.interp, 3, {5, 5});
+  const Status bad = l.interp->Invoke();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("RESHAPE"), std::string::npos) << bad.ToString();
+}
+
 TEST(ControlFlowTest, MatchesLiteRt) {
   std::vector<std::unique_ptr<testing::GoldenCase>> cases;
   for (bool cond : {true, false}) {
@@ -344,6 +402,18 @@ TEST(ControlFlowTest, MatchesLiteRt) {
     c->invokes = 3;
     c->Feed<float>(0, DataType::kFloat32, {2}, {1.f, 2.5f});
     c->Expect(3);
+    cases.push_back(std::move(c));
+  }
+  for (int n : {4, 1}) {
+    auto c = std::make_unique<testing::GoldenCase>("dynamic shapes/RANGE, WHERE, RESHAPE n=" + std::to_string(n));
+    c->model_file = DynamicModel();
+    c->Feed<int32_t>(0, DataType::kInt32, {}, {n});
+    c->Feed<uint8_t>(1, DataType::kBool, {6}, {0, 1, 1, 0, static_cast<uint8_t>(n > 2), 1});
+    std::vector<float> x(12);
+    for (int i = 0; i < 12; ++i) x[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+    c->Feed<float>(2, DataType::kFloat32, {2, 6}, x);
+    c->Feed<int32_t>(3, DataType::kInt32, {2}, n > 2 ? std::vector<int32_t>{6, 2} : std::vector<int32_t>{-1, 4});
+    for (int t : {7, 8, 9}) c->Expect(t);
     cases.push_back(std::move(c));
   }
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;

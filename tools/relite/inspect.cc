@@ -117,6 +117,7 @@ std::vector<TensorInfo> ReadTensors(const Model& model, const tflite::SubGraph* 
           case Allocation::kArena: t.kind = "arena"; break;
           case Allocation::kConstant: t.kind = "constant"; break;
           case Allocation::kPersistent: t.kind = rt->is_variable ? "variable" : "persistent"; break;
+          case Allocation::kDynamic: t.kind = "dynamic"; break;
         }
       }
     }

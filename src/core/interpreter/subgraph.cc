@@ -82,6 +82,7 @@ class NodeContext final : public KernelContext {
       return s;
     }
     sg_.output_set_[static_cast<size_t>(t)] = 1;
+    if (tensor.allocation == Allocation::kDynamic) return sg_.SizeDynamicTensor(t);
     return Status::Ok();
   }
 
@@ -90,6 +91,14 @@ class NodeContext final : public KernelContext {
     s = std::max(s, bytes);
   }
   void* scratch() override { return sg_.scratch_ptr_[static_cast<size_t>(node_.index)]; }
+  bool InputValuesReady(int i) override {
+    return has_input(i) && (sg_.preparing_at_invoke_ || input(i).is_constant());
+  }
+  Status NeedInputValues(int i) override {
+    if (sg_.preparing_at_invoke_) return InternalError(node_.Describe() + ": input " + std::to_string(i) + " still has no values");
+    sg_.defer_requested_ = true;
+    return UnimplementedError(node_.Describe() + ": prepared at Invoke (input " + std::to_string(i) + "'s values decide the output shape)");
+  }
 
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn) override {
     sg_.pool_->ParallelFor(n, min_chunk, fn);
@@ -588,7 +597,14 @@ Status Subgraph::PrepareNode(int node_index) {
   const Node& node = nodes_[static_cast<size_t>(node_index)];
   for (int t : node.outputs) output_set_[static_cast<size_t>(t)] = 0;
   scratch_bytes_[static_cast<size_t>(node_index)] = 0;
+  defer_requested_ = false;
   Status s = kernels_[static_cast<size_t>(node_index)]->Prepare(ctx);
+  if (!s.ok() && defer_requested_ && !preparing_at_invoke_) {
+    // Output shapes from values known at Invoke: prepared there, every time.
+    defer_requested_ = false;
+    deferred_[static_cast<size_t>(node_index)] = 1;
+    return Status::Ok();
+  }
   if (!s.ok()) return s.WithContext(model_.name());
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if (!output_set_[static_cast<size_t>(node.outputs[k])]) {
@@ -601,6 +617,23 @@ Status Subgraph::PrepareNode(int node_index) {
                                             model_.name(), node.Describe(), k, DataTypeName(out.type)));
     }
   }
+  return Status::Ok();
+}
+
+Status Subgraph::SizeDynamicTensor(int tensor_index) {
+  Tensor& t = tensors_[static_cast<size_t>(tensor_index)];
+  const size_t bytes = static_cast<size_t>(t.num_elements()) * DataTypeSize(t.type);
+  size_t& capacity = dynamic_capacity_[static_cast<size_t>(tensor_index)];
+  if (!t.owned || capacity < bytes) {
+    t.owned = AllocateAligned(std::max<size_t>(bytes, 1));
+    if (!t.owned) {
+      return ResourceExhaustedError(fmt::format("{}: out of memory sizing the dynamic {} to {}", model_.name(),
+                                                TensorName(t, tensor_index), ShapeToString(t.shape)));
+    }
+    capacity = bytes;
+  }
+  t.data = t.owned.get();
+  t.bytes = bytes;
   return Status::Ok();
 }
 
@@ -646,11 +679,15 @@ Status Subgraph::AllocateTensors() {
   // Activations are re-planned from scratch; constants, variables and folded
   // outputs keep their persistent storage.
   for (Tensor& t : tensors_) {
-    if (t.allocation == Allocation::kArena) {
+    if (t.allocation == Allocation::kArena || t.allocation == Allocation::kDynamic) {
       t.allocation = Allocation::kNone;
       t.data = nullptr;
     }
   }
+  deferred_.assign(nodes_.size(), 0);
+  dynamic_capacity_.resize(tensors_.size(), 0);
+  deferred_scratch_.resize(nodes_.size());
+  deferred_scratch_capacity_.resize(nodes_.size(), 0);
   for (int in : inputs_) {
     const Tensor& t = tensors_[static_cast<size_t>(in)];
     if (DataTypeSize(t.type) == 0) {
@@ -691,7 +728,26 @@ Status Subgraph::AllocateTensors() {
   for (int i : execution_plan_) {
     const uint8_t state = folded_[static_cast<size_t>(i)];
     if (state != 0 && state != kRefoldedNode) continue;
-    RELITE_RETURN_IF_ERROR(PrepareNode(i));
+    const Node& prepared = nodes_[static_cast<size_t>(i)];
+    bool dynamic_input = false;
+    for (int t : prepared.inputs) dynamic_input |= t >= 0 && tensors_[static_cast<size_t>(t)].allocation == Allocation::kDynamic;
+    if (!dynamic_input) RELITE_RETURN_IF_ERROR(PrepareNode(i));
+    if (dynamic_input || deferred_[static_cast<size_t>(i)]) {
+      // Prepared at Invoke; its outputs are sized there, outside the plan.
+      deferred_[static_cast<size_t>(i)] = 1;
+      folded_[static_cast<size_t>(i)] = 0;  // a refolded SHAPE now reads a dynamic tensor: it runs
+      scratch_bytes_[static_cast<size_t>(i)] = 0;
+      for (int t : prepared.outputs) {
+        Tensor& out = tensors_[static_cast<size_t>(t)];
+        if (out.is_variable) {
+          return Fail(fmt::format("{}: the variable {} cannot have a dynamic shape", prepared.Describe(), TensorName(out, t)));
+        }
+        out.allocation = Allocation::kDynamic;
+        out.data = nullptr;
+        out.bytes = 0;
+      }
+      continue;
+    }
     if (static_cast<size_t>(i) < model_node_count_) RELITE_RETURN_IF_ERROR(AddWork(nodes_[static_cast<size_t>(i)]));
     const Node& node = nodes_[static_cast<size_t>(i)];
     bool derived = state == kRefoldedNode || IsShapeOnly(i);
@@ -746,7 +802,10 @@ Status Subgraph::PlanMemory() {
   auto touch = [&](int t, int step) {
     if (t < 0) return;
     const Tensor& tensor = tensors_[static_cast<size_t>(t)];
-    if (tensor.allocation == Allocation::kConstant || tensor.allocation == Allocation::kPersistent) return;
+    if (tensor.allocation == Allocation::kConstant || tensor.allocation == Allocation::kPersistent ||
+        tensor.allocation == Allocation::kDynamic) {
+      return;
+    }
     auto& f = first[static_cast<size_t>(t)];
     if (f < 0 || step < f) f = step;
     last[static_cast<size_t>(t)] = std::max(last[static_cast<size_t>(t)], step);
@@ -830,6 +889,20 @@ Status Subgraph::Invoke() {
   for (int index : execution_plan_) {
     const auto i = static_cast<size_t>(index);
     if (folded_[i]) continue;
+    if (deferred_[i]) {
+      // Dynamic shapes: the inputs' values (and shapes) are known now.
+      preparing_at_invoke_ = true;
+      Status prepared = PrepareNode(index);
+      preparing_at_invoke_ = false;
+      RELITE_RETURN_IF_ERROR(prepared);
+      const size_t want = scratch_bytes_[i];
+      if (want > deferred_scratch_capacity_[i]) {
+        deferred_scratch_[i] = AllocateAligned(want);
+        if (!deferred_scratch_[i]) return ResourceExhaustedError(fmt::format("{}: {}: out of memory for scratch", model_.name(), nodes_[i].Describe()));
+        deferred_scratch_capacity_[i] = want;
+      }
+      scratch_ptr_[i] = deferred_scratch_[i].get();
+    }
     NodeContext ctx(*this, index);
     const auto start = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status s = kernels_[i]->Eval(ctx);

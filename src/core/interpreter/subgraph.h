@@ -137,6 +137,16 @@ class Subgraph {
   std::vector<ActivationRange> fused_clamp_;
   bool clamps_fused_ = false;  // FuseClamps ran (first AllocateTensors)
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
+  // Dynamic shapes: per node, prepared again at every Invoke (its output
+  // shapes depend on values the graph computes, or it reads such a tensor).
+  std::vector<uint8_t> deferred_;
+  bool preparing_at_invoke_ = false;  // input values are ready (NodeContext::InputValuesReady)
+  bool defer_requested_ = false;      // the kernel being prepared called NeedInputValues
+  std::vector<size_t> dynamic_capacity_;                    // per tensor: bytes its kDynamic storage holds
+  std::vector<std::shared_ptr<uint8_t>> deferred_scratch_;  // per node, for deferred nodes
+  std::vector<size_t> deferred_scratch_capacity_;
+  // Gives a kDynamic tensor storage for its current shape.
+  Status SizeDynamicTensor(int tensor_index);
   std::vector<size_t> scratch_bytes_;   // per node
   std::vector<void*> scratch_ptr_;      // per node
   std::shared_ptr<uint8_t> arena_;

@@ -50,7 +50,7 @@ Status ReadConstantInts(KernelContext& ctx, int input_index, const std::string& 
   if (t.type != DataType::kInt32 && t.type != DataType::kInt64) {
     return ctx.Error(what + " must be int32 or int64, got " + DataTypeName(t.type));
   }
-  if (!t.is_constant()) return ctx.Unsupported(what + " must be a constant tensor");
+  if (!ctx.InputValuesReady(input_index)) return ctx.NeedInputValues(input_index);
   const int64_t n = t.num_elements();
   if (n < 0) return ctx.Error(what + " has an invalid shape " + ShapeToString(t.shape));
   const size_t elem = DataTypeSize(t.type);

@@ -8,11 +8,8 @@ namespace relite::cpu {
 
 Status RequireConstantInput(KernelContext& ctx, int index, const std::string& what) {
   if (!ctx.has_input(index)) return ctx.Error(what + " (input " + std::to_string(index) + ") is missing");
-  if (!ctx.input(index).is_constant()) {
-    return ctx.Unsupported(what + " (input " + std::to_string(index) +
-                           ") must be a constant tensor: its values decide the output shape, and dynamic shapes are "
-                           "not supported yet");
-  }
+  // Not known yet: the interpreter prepares the node again at Invoke.
+  if (!ctx.InputValuesReady(index)) return ctx.NeedInputValues(index);
   return Status::Ok();
 }
 

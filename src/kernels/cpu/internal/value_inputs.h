@@ -14,13 +14,15 @@
 
 namespace relite::cpu {
 
-// Values of the int32/int64 input `index`, which must be constant: an
-// Unimplemented error naming the input otherwise, InvalidArgument for a
-// missing input or another dtype. `what` names the input ("multiples").
+// Values of the int32/int64 input `index` (constant, or read at Invoke: the
+// NeedInputValues status is returned while they are not known),
+// InvalidArgument for a missing input or another dtype. `what` names the
+// input ("multiples").
 Status ReadShapeInput(KernelContext& ctx, int index, const std::string& what, std::vector<int64_t>* values);
 
-// Unimplemented unless input `index` is constant (for inputs of other dtypes
-// whose values decide the output shape, e.g. RANGE's float start/limit).
+// Ok when input `index`'s values can be read now, else NeedInputValues (for
+// inputs of other dtypes whose values decide the output shape, e.g. RANGE's
+// float start/limit).
 Status RequireConstantInput(KernelContext& ctx, int index, const std::string& what);
 
 // `value` as a dimension: InvalidArgument when negative or past INT32_MAX.
