@@ -131,7 +131,7 @@ void AddConv(Cases& cases, const std::string& name, Padding padding, int stride,
 }
 
 void AddDepthwise(Cases& cases, const std::string& name, Padding padding, int stride, int multiplier,
-                  ActivationFunctionType act, uint32_t seed) {
+                  ActivationFunctionType act, uint32_t seed, int dilation = 1) {
   GoldenCase& c = NewCase(cases, "DEPTHWISE_CONV_2D/16x8 " + name);
   const float in_scale = 0.0027f;
   const Shape in_shape = {1, 6, 7, 4};
@@ -143,14 +143,15 @@ void AddDepthwise(Cases& cases, const std::string& name, Padding padding, int st
                                  BiasQuant(in_scale, wq));
   const int out = c.model.AddOutput(DataType::kInt16, {}, Q(0.023f));
   c.model.SetBuiltinOp(BuiltinOperator::DEPTHWISE_CONV_2D, 5, BuiltinOptions::DepthwiseConv2DOptions,
-                       tflite::CreateDepthwiseConv2DOptions(c.model.fbb(), padding, stride, stride, multiplier, act)
+                       tflite::CreateDepthwiseConv2DOptions(c.model.fbb(), padding, stride, stride, multiplier, act,
+                                                            dilation, dilation)
                            .Union());
   c.Feed<int16_t>(in, DataType::kInt16, in_shape, Ints<int16_t>(Count(in_shape), -32768, 32767, seed + 3));
   c.Expect(out);
 }
 
 void AddTransposeConv(Cases& cases, const std::string& name, Padding padding, int stride, bool bias,
-                      uint32_t seed) {
+                      uint32_t seed, ActivationFunctionType act = ActivationFunctionType::NONE) {
   GoldenCase& c = NewCase(cases, "TRANSPOSE_CONV/16x8 " + name);
   const float in_scale = 0.0041f;
   const Shape in_shape = {1, 4, 5, 3};
@@ -165,8 +166,9 @@ void AddTransposeConv(Cases& cases, const std::string& name, Padding padding, in
                                    BiasQuant(in_scale, wq));
   }
   const int out = c.model.AddOutput(DataType::kInt16, {}, Q(0.037f));
-  c.model.SetBuiltinOp(BuiltinOperator::TRANSPOSE_CONV, 3, BuiltinOptions::TransposeConvOptions,
-                       tflite::CreateTransposeConvOptions(c.model.fbb(), padding, stride, stride).Union());
+  c.model.SetBuiltinOp(BuiltinOperator::TRANSPOSE_CONV, act == ActivationFunctionType::NONE ? 3 : 4,
+                       BuiltinOptions::TransposeConvOptions,
+                       tflite::CreateTransposeConvOptions(c.model.fbb(), padding, stride, stride, act).Union());
   c.Feed<int16_t>(in, DataType::kInt16, in_shape, Ints<int16_t>(Count(in_shape), -32768, 32767, seed + 3));
   c.Expect(out);
 }
@@ -185,6 +187,8 @@ TEST(LiteRtGoldenInt16Test, Layers16x8) {
   AddTransposeConv(cases, "same stride 2", Padding::SAME, 2, true, 100);
   AddTransposeConv(cases, "valid stride 1 no bias", Padding::VALID, 1, false, 110);
   AddFullyConnected(cases, "int32 bias", false, DataType::kInt32, ActivationFunctionType::RELU6, 120);
+  AddDepthwise(cases, "same dilation 2 relu6", Padding::SAME, 1, 1, ActivationFunctionType::RELU6, 150, 2);
+  AddTransposeConv(cases, "same stride 2 relu", Padding::SAME, 2, true, 160, ActivationFunctionType::RELU);
   {
     GoldenCase& c = NewCase(cases, "FULLY_CONNECTED/16x8 keep_num_dims");
     const float in_scale = 0.0021f;
@@ -275,6 +279,14 @@ TEST(LiteRtGoldenInt16Test, Elementwise) {
     c->model.SetBuiltinOp(BuiltinOperator::SOFTMAX, 3, BuiltinOptions::SoftmaxOptions,
                           tflite::CreateSoftmaxOptions(c->model.fbb(), beta).Union());
   }
+  {
+    GoldenCase* c = nullptr;
+    AddUnary(cases, "SOFTMAX/int16 wide input", BuiltinOperator::SOFTMAX, 3, {4, 33}, 0.01f, 1.0f / 32768, 33,
+             BuiltinOptions::SoftmaxOptions, 0, &c);
+    c->model.SetBuiltinOp(BuiltinOperator::SOFTMAX, 3, BuiltinOptions::SoftmaxOptions,
+                          tflite::CreateSoftmaxOptions(c->model.fbb(), 1.0f).Union());
+  }
+  AddBinary(cases, "MUL/int16 saturating", BuiltinOperator::MUL, 4, s, s, 0.05f, 0.03f, 0.0001f, none, true, 25);
   for (float si : {0.00031f, 0.0027f, 1.0f / 4096, 1.0f / 8192, 0.07f}) {
     AddUnary(cases, "LOGISTIC/int16 scale " + std::to_string(si), BuiltinOperator::LOGISTIC, 3, s, si, 1.0f / 32768,
              41);
@@ -329,6 +341,8 @@ TEST(LiteRtGoldenInt16Test, ConversionsAndMoves) {
     std::vector<float> x = Uniform(n, -30, 30, 61);
     x[0] = 0.00035f;  // a tie
     x[1] = -0.00105f;
+    x[2] = 100.0f;  // saturates
+    x[3] = -100.0f;
     c.Feed<float>(in, DataType::kFloat32, s, x);
     c.Expect(out);
   }
