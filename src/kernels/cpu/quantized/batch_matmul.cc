@@ -79,8 +79,6 @@ class QuantizedBatchMatMulKernel final : public Kernel {
                        " has K = " + std::to_string(k) + ", rhs " + ShapeToString(y.shape) + (adj_y_ ? " (adj_y)" : "") +
                        " has K = " + std::to_string(ky));
     }
-    // int32 sums of 8-bit products stay exact for K < 2^15; int16 ones need
-    // int64 (they are) and far less than 2^31 terms.
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return ctx.Unsupported("matrices too large for 32-bit indexing");
     m_ = static_cast<int>(m);
     n_ = static_cast<int>(n);
@@ -189,8 +187,10 @@ class QuantizedBatchMatMulKernel final : public Kernel {
             const int16_t* c = cols + static_cast<size_t>(j) * k_;
             const size_t o = b * out_matrix + static_cast<size_t>(i) * n_ + j;
             if constexpr (sizeof(T) == 1) {
-              int32_t acc = 0;
-              for (int p = 0; p < k_; ++p) acc += static_cast<int32_t>(r[p]) * c[p];
+              // int32 sums as TFLite's; past 2^31 (K > 33000) they wrap, defined here.
+              uint32_t sum = 0;
+              for (int p = 0; p < k_; ++p) sum += static_cast<uint32_t>(static_cast<int32_t>(r[p]) * c[p]);
+              const auto acc = static_cast<int32_t>(sum);
               if (raw_int32_) {
                 out32[o] = acc;
               } else {

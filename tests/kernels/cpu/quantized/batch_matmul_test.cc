@@ -30,7 +30,7 @@ struct Operand {
 template <typename T, typename Out = T>
 std::vector<Out> RunBmm(const Operand& x, const std::vector<T>& xd, const Operand& y, const std::vector<T>& yd,
                      DataType out_type, const Quantization& out_q, bool adj_x, bool adj_y, Shape* out_shape = nullptr,
-                     Status* status = nullptr) {
+                     Status* status = nullptr, int threads = 1) {
   testing::SingleOpModel m;
   const int a = m.AddInput(x.type, x.shape, x.q);
   const int b = m.AddInput(y.type, y.shape, y.q);
@@ -38,7 +38,7 @@ std::vector<Out> RunBmm(const Operand& x, const std::vector<T>& xd, const Operan
   m.SetBuiltinOp(tflite::BuiltinOperator::BATCH_MATMUL, x.type == DataType::kInt16 ? 3 : 2,
                  tflite::BuiltinOptions::BatchMatMulOptions,
                  tflite::CreateBatchMatMulOptions(m.fbb(), adj_x, adj_y).Union());
-  const Status built = m.Build();
+  const Status built = m.Build(threads);
   if (status != nullptr) *status = built;
   if (!built.ok()) return {};
   m.SetInput<T>(a, xd);
@@ -82,7 +82,8 @@ void CheckAgainstReal(DataType type, uint32_t seed) {
   const std::vector<Case> cases = {{{2, 3, 5}, {2, 5, 4}, false, false},
                                    {{2, 1, 5, 3}, {3, 4, 5}, true, true},
                                    {{4, 7}, {3, 7, 2}, false, false},
-                                   {{3, 6, 2}, {2, 6}, true, true}};
+                                   {{3, 6, 2}, {2, 6}, true, true},
+                                   {{2, 64, 70}, {70, 40}, false, false}};
   for (const Case& c : cases) {
     const int m = c.adj_x ? static_cast<int>(c.x.back()) : static_cast<int>(c.x[c.x.size() - 2]);
     const int k = c.adj_x ? static_cast<int>(c.x[c.x.size() - 2]) : static_cast<int>(c.x.back());
@@ -97,7 +98,9 @@ void CheckAgainstReal(DataType type, uint32_t seed) {
     const float sx = 0.01f, sy = 0.02f, so = (i16 ? 20.0f : 0.02f) * std::sqrt(static_cast<float>(k));
     const Operand x{type, c.x, Q(sx, zx)}, y{type, c.y, Q(sy, zy)};
     Shape out_shape;
-    const auto out = RunBmm<T>(x, xd, y, yd, type, Q(so, zo), c.adj_x, c.adj_y, &out_shape);
+    // The larger case also runs on three threads (rows split between them).
+    const int threads = nx > 1000 ? 3 : 1;
+    const auto out = RunBmm<T>(x, xd, y, yd, type, Q(so, zo), c.adj_x, c.adj_y, &out_shape, nullptr, threads);
     ASSERT_FALSE(out.empty());
     // Batch broadcast over the leading dimensions, right-aligned.
     const size_t rank = out_shape.size();
