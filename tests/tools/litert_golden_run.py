@@ -3,7 +3,9 @@
 
 Each DIR/case_K holds model.tflite (and `reference_kernels` where the case
 runs on LiteRT's reference kernels) and inputs.txt ("tensor dtype d0,d1,..|-"
-per line, raw bytes in in_<tensor>.bin). Writes out_<tensor>.bin and
+per line, raw bytes in in_<tensor>.bin; "tensor dtype dims step" for an input
+fed again before Invoke number `step`, bytes in in_<tensor>_<step>.bin). The
+case is invoked once per step; outputs are those of the last. Writes out_<tensor>.bin and
 out_<tensor>.txt ("dtype d0,d1,..|-") for every output, or error.txt when
 LiteRT refuses the case.
 """
@@ -28,14 +30,20 @@ def run_case(case):
     interp = Interpreter(model_path=os.path.join(case, "model.tflite"), num_threads=1,
                          experimental_op_resolver_type=resolver)
     interp.allocate_tensors()
+    steps = {}
     with open(os.path.join(case, "inputs.txt")) as f:
         for line in f:
             if not line.strip():
                 continue
-            index, dtype, shape = line.split()
-            x = np.fromfile(os.path.join(case, f"in_{index}.bin"), dtype=np.dtype(dtype)).reshape(dims(shape))
-            interp.set_tensor(int(index), x)
-    interp.invoke()
+            index, dtype, shape, *step = line.split()
+            step = int(step[0]) if step else 0
+            name = f"in_{index}.bin" if step == 0 else f"in_{index}_{step}.bin"
+            x = np.fromfile(os.path.join(case, name), dtype=np.dtype(dtype)).reshape(dims(shape))
+            steps.setdefault(step, []).append((int(index), x))
+    for step in range(max(steps) + 1 if steps else 1):
+        for index, x in steps.get(step, []):
+            interp.set_tensor(index, x)
+        interp.invoke()
     for d in interp.get_output_details():
         y = interp.get_tensor(d["index"])
         name = np.dtype(y.dtype).name
