@@ -26,7 +26,7 @@ struct SingleOpModel::Impl {
 
   Impl() { buffers.push_back(tflite::CreateBuffer(fbb)); }  // buffer 0: the empty sentinel
 
-  int AddTensor(DataType type, const Shape& shape, uint32_t buffer, const Quantization& q) {
+  int AddTensor(DataType type, const Shape& shape, uint32_t buffer, const Quantization& q, bool is_variable = false) {
     flatbuffers::Offset<tflite::QuantizationParameters> qp = 0;
     if (q.IsQuantized()) {
       qp = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(q.scale), fbb.CreateVector(q.zero_point),
@@ -35,7 +35,7 @@ struct SingleOpModel::Impl {
     const int index = static_cast<int>(tensors.size());
     const std::string name = fmt::format("t{}", index);  // not "t" + ...: g++ 12 false -Wrestrict
     tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(shape), static_cast<tflite::TensorType>(type), buffer,
-                                           fbb.CreateString(name), qp));
+                                           fbb.CreateString(name), qp, is_variable));
     return index;
   }
 };
@@ -87,6 +87,12 @@ void SingleOpModel::AddPrecedingOp(tflite::BuiltinOperator op, int version, cons
 }
 
 void SingleOpModel::AddOptionalInput() { impl_->op_inputs.push_back(-1); }
+
+int SingleOpModel::AddVariableInput(DataType type, const Shape& shape, const Quantization& quant) {
+  const int t = impl_->AddTensor(type, shape, 0, quant, /*is_variable=*/true);
+  impl_->op_inputs.push_back(t);
+  return t;
+}
 
 int SingleOpModel::AddOutput(DataType type, const Shape& shape, const Quantization& quant) {
   const int t = impl_->AddTensor(type, shape, 0, quant);

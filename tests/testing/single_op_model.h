@@ -44,6 +44,9 @@ class SingleOpModel {
                          const Quantization& quant = {});
   // An absent optional input (index -1 in the operator's input list).
   void AddOptionalInput();
+  // A variable (is_variable) operator input without data, not a graph input:
+  // state that the op keeps across Invokes (LSTM, SVDF), zeroed at allocation.
+  int AddVariableInput(DataType type, const Shape& shape, const Quantization& quant = {});
   // Output shapes are inferred by the kernel; `shape` is only what the model
   // file declares.
   int AddOutput(DataType type, const Shape& shape = {}, const Quantization& quant = {});
