@@ -1,5 +1,6 @@
 #include "tests/testing/litert_golden.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +60,8 @@ std::string Compare(const GoldenCase::Check& check, const RelitesOutput& got, co
   if (want.size() != got.bytes.size()) {
     return "bytes: relite " + std::to_string(got.bytes.size()) + ", LiteRT " + std::to_string(want.size());
   }
-  if (got.type == DataType::kFloat32 && (check.rtol > 0 || check.atol > 0)) {
+  const bool floats = got.type == DataType::kFloat32 || got.type == DataType::kComplex64;  // complex: (re, im) pairs
+  if (floats && (check.rtol > 0 || check.atol > 0)) {
     const size_t n = want.size() / sizeof(float);
     int bad = 0;
     std::string report;
@@ -157,22 +159,31 @@ std::string RunAgainstLiteRt(std::vector<std::unique_ptr<GoldenCase>>& cases) {
     fs::create_directories(dir);
     WriteBytes(dir / "model.tflite", bytes->data(), bytes->size());
     if (c.litert_reference_kernels) std::ofstream(dir / "reference_kernels");
-    std::ofstream(dir / "invokes.txt") << c.invokes << "\n";
     std::ofstream list(dir / "inputs.txt");
-    for (size_t k = 0; k < c.feeds.size(); ++k) {
-      const GoldenCase::FedInput& f = c.feeds[k];
-      list << f.tensor << " " << DataTypeName(f.type) << " " << DimsText(f.shape) << "\n";
-      WriteBytes(dir / ("in_" + std::to_string(f.tensor) + ".bin"), f.bytes.data(), f.bytes.size());
-      Tensor* t = interp->tensor(f.tensor);
-      if (t == nullptr || t->bytes != f.bytes.size()) {
-        ADD_FAILURE() << c.name << ": input " << f.tensor << " takes " << (t ? t->bytes : 0) << " bytes, fed "
-                      << f.bytes.size();
-      } else if (!f.bytes.empty()) {
-        std::memcpy(t->data, f.bytes.data(), f.bytes.size());
-      }
-    }
+    int steps = 1;
+    for (const GoldenCase::FedInput& f : c.feeds) steps = std::max(steps, f.step + 1);
+    steps = std::max(steps, c.invokes);
+    std::ofstream(dir / "invokes.txt") << steps << "\n";
     Status invoked = Status::Ok();
-    for (int n = 0; n < c.invokes && invoked.ok(); ++n) invoked = interp->Invoke();
+    for (int step = 0; step < steps && invoked.ok(); ++step) {
+      for (size_t k = 0; k < c.feeds.size(); ++k) {
+        const GoldenCase::FedInput& f = c.feeds[k];
+        if (f.step != step) continue;
+        // Step 0 keeps the one-Invoke format; later steps name their step.
+        const std::string suffix = f.step == 0 ? "" : "_" + std::to_string(f.step);
+        list << f.tensor << " " << DataTypeName(f.type) << " " << DimsText(f.shape)
+             << (f.step == 0 ? "" : " " + std::to_string(f.step)) << "\n";
+        WriteBytes(dir / ("in_" + std::to_string(f.tensor) + suffix + ".bin"), f.bytes.data(), f.bytes.size());
+        Tensor* t = interp->tensor(f.tensor);
+        if (t == nullptr || t->bytes != f.bytes.size()) {
+          ADD_FAILURE() << c.name << ": input " << f.tensor << " takes " << (t ? t->bytes : 0) << " bytes, fed "
+                        << f.bytes.size();
+        } else if (!f.bytes.empty()) {
+          std::memcpy(t->data, f.bytes.data(), f.bytes.size());
+        }
+      }
+      invoked = interp->Invoke();
+    }
     if (!invoked.ok()) {
       ADD_FAILURE() << c.name << ": relite Invoke failed: " << invoked.ToString();
       continue;

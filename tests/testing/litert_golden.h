@@ -41,8 +41,9 @@ struct GoldenCase {
   // A whole model instead of `model` (several subgraphs, control flow):
   // tensor indices in Feed/Expect are then those of its main subgraph.
   std::vector<uint8_t> model_file;
-  // Invokes in a row on the same inputs before the outputs are compared
-  // (state kept across Invokes: resource and variable tensors).
+  // At least this many Invokes before the outputs are compared (state kept
+  // across Invokes: resource and variable tensors); inputs keep their last
+  // fed values (see Feed for sequences).
   int invokes = 1;
 
   struct FedInput {
@@ -50,6 +51,7 @@ struct GoldenCase {
     DataType type;
     Shape shape;
     std::vector<uint8_t> bytes;
+    int step;  // the Invoke it is fed before (0, 1, ...)
   };
   struct Check {
     int tensor;
@@ -60,14 +62,20 @@ struct GoldenCase {
   std::vector<Check> checks;
 
   // Values of a graph input (its type and shape as added to the model).
+  // Feeding a tensor again makes a sequence: the k-th feed of a tensor goes
+  // in before the k-th Invoke (k = 0, 1, ...), other inputs keep their last
+  // values, and outputs are compared after the last Invoke. Ops with state
+  // (variable tensors) are checked over several steps that way.
   template <typename T>
   void Feed(int tensor, DataType type, const Shape& shape, const std::vector<T>& values) {
     std::vector<uint8_t> b(values.size() * sizeof(T));
     if (!b.empty()) std::memcpy(b.data(), values.data(), b.size());
-    feeds.push_back({tensor, type, shape, std::move(b)});
+    int step = 0;
+    for (const FedInput& f : feeds) step += f.tensor == tensor;
+    feeds.push_back({tensor, type, shape, std::move(b), step});
   }
   // An output compared with LiteRT's: exactly, or |a - b| <= atol + rtol * |b|
-  // for floats (NaN matches NaN).
+  // for floats and for each part of a complex64 (NaN matches NaN).
   void Expect(int tensor, double rtol = 0, double atol = 0) { checks.push_back({tensor, rtol, atol}); }
 };
 

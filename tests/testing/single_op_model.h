@@ -44,9 +44,32 @@ class SingleOpModel {
                          const Quantization& quant = {});
   // An absent optional input (index -1 in the operator's input list).
   void AddOptionalInput();
+  // A variable (is_variable) operator input without data, not a graph input:
+  // state that the op keeps across Invokes (LSTM, SVDF), zeroed at allocation.
+  int AddVariableInput(DataType type, const Shape& shape, const Quantization& quant = {});
   // Output shapes are inferred by the kernel; `shape` is only what the model
   // file declares.
   int AddOutput(DataType type, const Shape& shape = {}, const Quantization& quant = {});
+
+  // Small multi-op graphs: the operators added with AddPrecedingOp run, in
+  // order, before the main op (the one the Add*Input / AddOutput calls and
+  // SetBuiltinOp describe). Their tensors: graph inputs that are no input of
+  // the main op, plain (intermediate) tensors, constants that are no input of
+  // the main op, and an existing tensor appended to the main op's inputs.
+  int AddGraphInput(DataType type, const Shape& shape, const Quantization& quant = {});
+  int AddTensor(DataType type, const Shape& shape = {}, const Quantization& quant = {});
+  template <typename T>
+  int AddConstTensor(DataType type, const Shape& shape, const std::vector<T>& values, const Quantization& quant = {}) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return AddConstTensorBytes(type, shape, bytes, quant);
+  }
+  int AddConstTensorBytes(DataType type, const Shape& shape, const std::vector<uint8_t>& bytes,
+                          const Quantization& quant = {});
+  void AddExistingInput(int tensor);
+  void AddPrecedingOp(tflite::BuiltinOperator op, int version, const std::vector<int>& inputs,
+                      const std::vector<int>& outputs, tflite::BuiltinOptions options_type = tflite::BuiltinOptions::NONE,
+                      flatbuffers::Offset<void> options = 0);
 
   // Builder of the model being written, for option tables.
   flatbuffers::FlatBufferBuilder& fbb();

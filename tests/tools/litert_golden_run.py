@@ -2,9 +2,11 @@
 """Runs every case folder under DIR in native LiteRT (tests/testing/litert_golden.h).
 
 Each DIR/case_K holds model.tflite (and `reference_kernels` where the case
-runs on LiteRT's reference kernels), invokes.txt (how many Invokes in a row)
-and inputs.txt ("tensor dtype d0,d1,..|-"
-per line, raw bytes in in_<tensor>.bin). Writes out_<tensor>.bin and
+runs on LiteRT's reference kernels), invokes.txt (how many Invokes in all) and
+inputs.txt ("tensor dtype d0,d1,..|-"
+per line, raw bytes in in_<tensor>.bin; "tensor dtype dims step" for an input
+fed again before Invoke number `step`, bytes in in_<tensor>_<step>.bin). The
+case is invoked once per step; outputs are those of the last. Writes out_<tensor>.bin and
 out_<tensor>.txt ("dtype d0,d1,..|-") for every output, or error.txt when
 LiteRT refuses the case.
 """
@@ -29,16 +31,21 @@ def run_case(case):
     interp = Interpreter(model_path=os.path.join(case, "model.tflite"), num_threads=1,
                          experimental_op_resolver_type=resolver)
     interp.allocate_tensors()
+    steps = {}
     with open(os.path.join(case, "inputs.txt")) as f:
         for line in f:
             if not line.strip():
                 continue
-            index, dtype, shape = line.split()
-            x = np.fromfile(os.path.join(case, f"in_{index}.bin"), dtype=np.dtype(dtype)).reshape(dims(shape))
-            interp.set_tensor(int(index), x)
+            index, dtype, shape, *step = line.split()
+            step = int(step[0]) if step else 0
+            name = f"in_{index}.bin" if step == 0 else f"in_{index}_{step}.bin"
+            x = np.fromfile(os.path.join(case, name), dtype=np.dtype(dtype)).reshape(dims(shape))
+            steps.setdefault(step, []).append((int(index), x))
     invokes_file = os.path.join(case, "invokes.txt")
     invokes = int(open(invokes_file).read()) if os.path.exists(invokes_file) else 1
-    for _ in range(invokes):
+    for step in range(max(max(steps) + 1 if steps else 1, invokes)):
+        for index, x in steps.get(step, []):
+            interp.set_tensor(index, x)
         interp.invoke()
     for d in interp.get_output_details():
         y = interp.get_tensor(d["index"])

@@ -16,6 +16,7 @@
 #include "src/kernels/cpu/internal/broadcast.h"
 #include "src/kernels/cpu/internal/elementwise.h"
 #include "src/kernels/cpu/internal/gemm.h"
+#include "src/kernels/cpu/internal/hybrid.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -48,7 +49,7 @@ class BatchMatMulKernel final : public Kernel {
       if (t->type == DataType::kFloat32) continue;
       if (IsQuantizedStorageType(t->type)) {
         return ctx.Unsupported(std::string(t == &x ? "lhs" : "rhs") + " of type " + DataTypeName(t->type) +
-                               " (quantized or hybrid BATCH_MATMUL) is not supported yet");
+                               " (quantized BATCH_MATMUL) is not supported yet");
       }
       return ctx.Error(std::string(t == &x ? "lhs" : "rhs") + " type " + DataTypeName(t->type) +
                        " is not supported (float32)");
@@ -211,7 +212,12 @@ class BatchMatMulKernel final : public Kernel {
 
 }  // namespace
 
+std::unique_ptr<Kernel> MakeFloatBatchMatMul(bool adj_x, bool adj_y) {
+  return std::make_unique<BatchMatMulKernel>(adj_x, adj_y);
+}
+
 StatusOr<std::unique_ptr<Kernel>> CreateBatchMatMul(const Node& node) {
+  if (IsHybridNode(node)) return CreateHybridBatchMatMul(node);
   const auto* o = GetOptions<tflite::BatchMatMulOptions>(node);
   return std::unique_ptr<Kernel>(std::make_unique<BatchMatMulKernel>(o && o->adj_x(), o && o->adj_y()));
 }

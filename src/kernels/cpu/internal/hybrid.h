@@ -101,6 +101,7 @@ class HybridKernelBase : public Kernel {
 std::unique_ptr<Kernel> MakeFloatConv2D(const Conv2DParams& params);
 std::unique_ptr<Kernel> MakeFloatDepthwiseConv2D(const DepthwiseConv2DParams& params);
 std::unique_ptr<Kernel> MakeFloatFullyConnected(const FullyConnectedParams& params);
+std::unique_ptr<Kernel> MakeFloatBatchMatMul(bool adj_x, bool adj_y);
 
 }  // namespace relite::cpu
 
@@ -110,4 +111,5 @@ namespace relite::cpu {
 StatusOr<std::unique_ptr<Kernel>> CreateHybridFullyConnected(const Node& node);
 StatusOr<std::unique_ptr<Kernel>> CreateHybridConv2D(const Node& node);
 StatusOr<std::unique_ptr<Kernel>> CreateHybridDepthwiseConv2D(const Node& node);
+StatusOr<std::unique_ptr<Kernel>> CreateHybridBatchMatMul(const Node& node);
 }  // namespace relite::cpu

@@ -7,17 +7,25 @@
 //    requantization of (a - za) * (b - zb).
 //  - anything else (int16, or ratios the delegate refuses): TFLite's builtin
 //    fixed-point arithmetic (Q31 multipliers, double rounding).
+//  - ADD/SUB int16 whose three scales are powers of two (TFLite's CheckedLog2)
+//    while the options' pot_scale_int16 is set (the schema default): TFLite's
+//    POT kernel, one input divided by 2^k with rounding, the other taken as
+//    it is, and a saturating int16 sum or difference.
 // The activation range rounds like the arithmetic's owner does; a clamp fused
 // later (a standalone RELU*, which TFLite runs with its builtin kernel)
 // rounds the TFLite way and is intersected with it.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "relite/kernel.h"
+#include "src/core/ops/options.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/broadcast.h"
 #include "src/kernels/cpu/internal/elementwise.h"
@@ -32,7 +40,8 @@ enum class QuantizedBinaryOp { kAdd, kSub, kMul };
 template <QuantizedBinaryOp kOp>
 class QuantizedBinaryKernel final : public Kernel {
  public:
-  explicit QuantizedBinaryKernel(Activation activation) : activation_(activation) {}
+  QuantizedBinaryKernel(Activation activation, bool pot_scale_int16)
+      : activation_(activation), pot_scale_int16_(pot_scale_int16) {}
 
   Status Prepare(KernelContext& ctx) override {
     RELITE_RETURN_IF_ERROR(CheckBinaryOperands(ctx));
@@ -45,6 +54,8 @@ class QuantizedBinaryKernel final : public Kernel {
     b_zp_ = b.zero_point;
     out_zp_ = out.zero_point;
     const bool eight_bit = type_ != DataType::kInt16;
+    use_pot_ = false;
+    use_xnnpack_ = false;
     if constexpr (kOp == QuantizedBinaryOp::kMul) {
       const float product_ratio = (a.scale * b.scale) / out.scale;
       use_xnnpack_ = eight_bit && product_ratio >= 1.0f / 65536.0f && product_ratio < 256.0f;
@@ -54,6 +65,18 @@ class QuantizedBinaryKernel final : public Kernel {
         mul_multiplier_ = QuantizeMultiplier(static_cast<double>(a.scale) * static_cast<double>(b.scale) /
                                              static_cast<double>(out.scale));
       }
+    } else if (!eight_bit && pot_scale_int16_ && IsPot(a.scale, &a_log2_) && IsPot(b.scale, &b_log2_) &&
+               IsPot(out.scale, &out_log2_)) {
+      use_pot_ = true;
+      const int a_shift = a_log2_ - out_log2_, b_shift = b_log2_ - out_log2_;
+      if ((a_shift != 0 && b_shift != 0) || a_shift > 0 || b_shift > 0) {
+        return ctx.Unsupported("int16 power-of-two scales need one input at the output's scale and the other at or "
+                               "below it, got input shifts " + std::to_string(a_shift) + " and " +
+                               std::to_string(b_shift));
+      }
+      pot_shift_a_ = a_shift != 0;
+      // Beyond 15 every int16 rounds to 0 alike; 31 keeps the shift defined.
+      pot_right_shift_ = std::min(31, -(a_shift != 0 ? a_shift : b_shift));
     } else {
       use_xnnpack_ = eight_bit && XnnAddRatioSupported(a.scale / out.scale) && XnnAddRatioSupported(b.scale / out.scale);
       if (use_xnnpack_) {
@@ -139,6 +162,20 @@ class QuantizedBinaryKernel final : public Kernel {
           const int32_t v = (acc >> shift) + zo;
           return static_cast<T>(std::min(std::max(v, lo), hi));
         });
+      } else if (use_pot_) {
+        // Only reached for int16 (Prepare); the saturating sum is in int32.
+        const int e = pot_right_shift_;
+        const bool shift_a = pot_shift_a_;
+        RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
+          int32_t sx = x, sy = y;
+          if (shift_a) {
+            sx = RoundingDivideByPOT(sx, e);
+          } else {
+            sy = RoundingDivideByPOT(sy, e);
+          }
+          const int32_t v = kOp == QuantizedBinaryOp::kSub ? sx - sy : sx + sy;
+          return static_cast<T>(std::clamp(v, std::max<int32_t>(lo, -32768), std::min<int32_t>(hi, 32767)));
+        });
       } else {
         const TfliteAddParams p = tfl_add_;
         RunBroadcastBinary(ctx, plan_, a, b, out, [=](T x, T y) {
@@ -152,7 +189,20 @@ class QuantizedBinaryKernel final : public Kernel {
     }
   }
 
+  // TFLite's CheckedLog2: log2(scale) within 1e-3 of an integer.
+  static bool IsPot(float scale, int* log2_rounded) {
+    const float l = std::log(scale) * (1.0f / std::log(2.0f));
+    const float r = std::round(l);
+    *log2_rounded = static_cast<int>(r);
+    return std::abs(l - r) < 1e-3f;
+  }
+
   Activation activation_;
+  bool pot_scale_int16_ = true;
+  bool use_pot_ = false;
+  bool pot_shift_a_ = false;
+  int pot_right_shift_ = 0;
+  int a_log2_ = 0, b_log2_ = 0, out_log2_ = 0;
   bool fused_ = false;
   float fused_lo_ = 0.0f;
   float fused_hi_ = 0.0f;
@@ -171,7 +221,13 @@ template <QuantizedBinaryOp kOp>
 StatusOr<std::unique_ptr<Kernel>> CreateQuantizedBinary(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(const Activation activation, ParseFusedActivation(node));
   RELITE_RETURN_IF_ERROR(CheckClampActivation(node, activation));
-  return std::unique_ptr<Kernel>(std::make_unique<QuantizedBinaryKernel<kOp>>(activation));
+  bool pot_scale_int16 = true;  // the schema default, also without options
+  if constexpr (kOp == QuantizedBinaryOp::kAdd) {
+    if (const auto* o = GetOptions<tflite::AddOptions>(node)) pot_scale_int16 = o->pot_scale_int16();
+  } else if constexpr (kOp == QuantizedBinaryOp::kSub) {
+    if (const auto* o = GetOptions<tflite::SubOptions>(node)) pot_scale_int16 = o->pot_scale_int16();
+  }
+  return std::unique_ptr<Kernel>(std::make_unique<QuantizedBinaryKernel<kOp>>(activation, pot_scale_int16));
 }
 
 }  // namespace relite::cpu

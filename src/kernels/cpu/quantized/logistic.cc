@@ -1,4 +1,5 @@
-// Quantized LOGISTIC (uint8, int8): the XNNPACK delegate runs it (any output
+// Quantized LOGISTIC (uint8, int8; int16 in internal/int16_sigmoid.h). uint8/int8:
+// the XNNPACK delegate runs it (any output
 // scale), through a 256-entry table built with float math:
 //   x = float(q - in_zp) * in_scale
 //   s = x < 0 (sign bit) ? 1 / (1 + expf(-x)) : 1 - 1 / (1 + expf(x))
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <memory>
 
+#include "src/kernels/cpu/internal/int16_sigmoid.h"
 #include "src/kernels/cpu/internal/quantized_lut.h"
 #include "src/kernels/cpu/kernels.h"
 
@@ -31,7 +33,8 @@ Status BuildLogisticTable(KernelContext&, DataType type, TensorQuant in, TensorQ
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Kernel>> CreateQuantizedLogistic(const Node&) {
+StatusOr<std::unique_ptr<Kernel>> CreateQuantizedLogistic(const Node& node) {
+  if (node.input_type(0) == DataType::kInt16) return std::unique_ptr<Kernel>(std::make_unique<Int16SigmoidKernel>(false));
   return std::unique_ptr<Kernel>(std::make_unique<ByteTableKernel>(&BuildLogisticTable));
 }
 

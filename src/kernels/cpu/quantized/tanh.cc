@@ -1,4 +1,5 @@
-// Quantized TANH (uint8, int8): the XNNPACK delegate runs it (any output
+// Quantized TANH (uint8, int8; int16 in internal/int16_sigmoid.h). uint8/int8:
+// the XNNPACK delegate runs it (any output
 // scale), through a 256-entry table built with float math:
 //   out = clamp(lrintf(tanhf(float(q - in_zp) * in_scale) * (1 / out_scale)) + out_zp)
 // (round half to even). tanhf is the C library's, as in XNNPACK: glibc's
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <memory>
 
+#include "src/kernels/cpu/internal/int16_sigmoid.h"
 #include "src/kernels/cpu/internal/quantized_lut.h"
 #include "src/kernels/cpu/kernels.h"
 
@@ -30,7 +32,8 @@ Status BuildTanhTable(KernelContext&, DataType type, TensorQuant in, TensorQuant
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Kernel>> CreateQuantizedTanh(const Node&) {
+StatusOr<std::unique_ptr<Kernel>> CreateQuantizedTanh(const Node& node) {
+  if (node.input_type(0) == DataType::kInt16) return std::unique_ptr<Kernel>(std::make_unique<Int16SigmoidKernel>(true));
   return std::unique_ptr<Kernel>(std::make_unique<ByteTableKernel>(&BuildTanhTable));
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -146,6 +147,48 @@ TEST(QuantizedSubTest, SubtractsWithNegatedMultiplier) {
   const std::vector<int8_t> a = {0, 10, -128, 127, 5};
   const std::vector<int8_t> b = {0, 3, 1, -1, 5};
   EXPECT_EQ(RunAdd(SubOp(), t, a, t, b, t), (std::vector<int8_t>{0, 7, -128, 127, 0}));
+}
+
+// int16 with power-of-two scales (and pot_scale_int16, the default): TFLite's
+// POT kernel, one input divided by 2^k rounding half away from zero, the other
+// as it is, a saturating sum or difference.
+QOp Int16BinaryOp(tflite::BuiltinOperator code, bool pot_scale_int16) {
+  if (code == tflite::BuiltinOperator::ADD) {
+    return {code, 3, tflite::BuiltinOptions::AddOptions, [pot_scale_int16](flatbuffers::FlatBufferBuilder& fbb) {
+              return tflite::CreateAddOptions(fbb, tflite::ActivationFunctionType::NONE, pot_scale_int16).Union();
+            }};
+  }
+  return {code, 3, tflite::BuiltinOptions::SubOptions, [pot_scale_int16](flatbuffers::FlatBufferBuilder& fbb) {
+            return tflite::CreateSubOptions(fbb, tflite::ActivationFunctionType::NONE, pot_scale_int16).Union();
+          }};
+}
+
+TEST(QuantizedAddTest, Int16PowerOfTwoScalesShiftOneInputAndSaturate) {
+  const QTensor a{DataType::kInt16, {6}, 1.0f / 1024, 0};
+  const QTensor b{DataType::kInt16, {6}, 1.0f / 4096, 0};  // b / 4
+  const std::vector<int16_t> da = {100, 100, 100, 32000, -32000, 0};
+  const std::vector<int16_t> db = {6, -6, 5, 8000, -8000, -2};
+  // 6/4 = 1.5 -> 2, -1.5 -> -2, 1.25 -> 1, saturation both ways, -0.5 -> -1.
+  EXPECT_EQ(RunAdd(Int16BinaryOp(tflite::BuiltinOperator::ADD, true), a, da, b, db, a),
+            (std::vector<int16_t>{102, 98, 101, 32767, -32768, -1}));
+  // SUB with the shifted input first: b / 4 - a.
+  EXPECT_EQ(RunAdd(Int16BinaryOp(tflite::BuiltinOperator::SUB, true), b, db, a, da, a),
+            (std::vector<int16_t>{-98, -102, -99, -30000, 30000, -1}));
+}
+
+TEST(QuantizedAddTest, Int16PotKernelNeedsOneInputAtTheOutputScale) {
+  const QTensor a{DataType::kInt16, {2}, 1.0f / 1024, 0};
+  const QTensor b{DataType::kInt16, {2}, 1.0f / 4096, 0};
+  const auto bytes = Bytes(std::vector<int16_t>{1, 2});
+  // Both inputs finer than the output: TFLite's POT kernel refuses it.
+  const QTensor out{DataType::kInt16, {2}, 1.0f / 256, 0};
+  const auto r = RunQuantizedOp<int16_t>(Int16BinaryOp(tflite::BuiltinOperator::ADD, true), {a, b}, {bytes, bytes}, out);
+  ASSERT_FALSE(r.build.ok());
+  EXPECT_NE(r.build.ToString().find("power-of-two"), std::string::npos) << r.build.ToString();
+  // Without pot_scale_int16 the general kernel takes any scales.
+  const auto g = RunQuantizedOp<int16_t>(Int16BinaryOp(tflite::BuiltinOperator::ADD, false), {a, b}, {bytes, bytes},
+                                         out);
+  EXPECT_TRUE(g.build.ok()) << g.build.ToString();
 }
 
 }  // namespace

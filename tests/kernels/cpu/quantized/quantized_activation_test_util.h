@@ -30,4 +30,24 @@ std::vector<int> RunOverAllValues(tflite::BuiltinOperator op, float in_scale, in
   return y;
 }
 
+// int16 (zero points 0): output for every input value -32768..32767, or
+// an empty vector when the model does not build (`status` says why).
+inline std::vector<int> RunInt16OverAllValues(tflite::BuiltinOperator op, int version, float in_scale,
+                                              float out_scale, Status* status = nullptr) {
+  SingleOpModel m;
+  const int in = m.AddInput(DataType::kInt16, {65536}, Quant(in_scale, 0));
+  const int out = m.AddOutput(DataType::kInt16, {}, Quant(out_scale, 0));
+  m.SetBuiltinOp(op, version);
+  const Status built = m.Build();
+  if (status != nullptr) *status = built;
+  if (!built.ok()) return {};
+  std::vector<int16_t> x(65536);
+  for (int i = 0; i < 65536; ++i) x[static_cast<size_t>(i)] = static_cast<int16_t>(i - 32768);
+  m.SetInput<int16_t>(in, x);
+  EXPECT_TRUE(m.Invoke().ok());
+  std::vector<int> y;
+  for (int16_t v : m.GetOutput<int16_t>(out)) y.push_back(v);
+  return y;
+}
+
 }  // namespace relite::testing

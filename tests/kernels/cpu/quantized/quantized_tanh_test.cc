@@ -42,5 +42,37 @@ TEST(QuantizedTanh, MatchesFloatWithinHalfStep) {
   }
 }
 
+// int16: TFLite's fixed-point kernel at input scales 2^-12 and 2^-13 (16-bit
+// gemmlowp: within 16 output steps, and not monotonic, as in LiteRT), its
+// table otherwise (within 8 steps, monotonic); both 0 at 0. The golden test
+// checks every input against LiteRT.
+TEST(QuantizedTanh, Int16FixedPointAndTable) {
+  for (float in_scale : {1.f / 4096, 1.f / 8192, 0.0007f, 0.003f}) {
+    const auto y = testing::RunInt16OverAllValues(kOp, 3, in_scale, 1.f / 32768);
+    ASSERT_EQ(y.size(), 65536u);
+    const bool fixed_point = in_scale == 1.f / 4096 || in_scale == 1.f / 8192;
+    EXPECT_EQ(y[32768], 0) << in_scale;
+    for (int i = 0; i < 65536; ++i) {
+      const double x = (i - 32768) * static_cast<double>(in_scale);
+      const double want = std::min(32767.0, 32768.0 * std::tanh(x));
+      ASSERT_LE(std::fabs(y[static_cast<size_t>(i)] - want), fixed_point ? 16.0 : 8.0) << "q=" << i - 32768 << " scale=" << in_scale;
+      if (i > 0 && !fixed_point) {
+        ASSERT_GE(y[static_cast<size_t>(i)], y[static_cast<size_t>(i) - 1]) << i - 32768 << " scale=" << in_scale;
+      }
+    }
+  }
+}
+
+TEST(QuantizedTanh, Int16HandComputedTableEntries) {
+  // Input scale 0.001: multiplier 25165, shift 11; q = 500 (x = 0.5):
+  // (500 * 25165 + 1024) >> 11 = 6144; 6144 >> 8 = 24 (the table's sigmoid(1),
+  // tanh(0.5) = 2 sigmoid(1) - 1), low byte 0: (47911 << 8) - 2^23 + 128 = 3876736,
+  // >> 8 = 15143; the negative side: (-(47911 << 8) + 2^23 + 127) >> 8 = -15143.
+  const auto y = testing::RunInt16OverAllValues(kOp, 3, 0.001f, 1.f / 32768);
+  ASSERT_EQ(y.size(), 65536u);
+  EXPECT_EQ(y[32768 + 500], 15143);
+  EXPECT_EQ(y[32768 - 500], -15143);
+}
+
 }  // namespace
 }  // namespace relite

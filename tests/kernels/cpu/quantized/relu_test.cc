@@ -1,6 +1,7 @@
 // Quantized RELU, RELU6 and RELU_N1_TO_1 (TFLite builtin arithmetic):
 // requantize with a Q31 multiplier, clamp at zp + round_half_away(bound / scale).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -52,6 +53,14 @@ TEST(QuantizedReluTest, Int16NeedsZeroPointZero) {
   const QTensor bad{DataType::kInt16, {3}, 0.001f, 4};
   const auto r = RunQuantizedOp<int16_t>(QOp{tflite::BuiltinOperator::RELU, 1}, {bad}, {Bytes(std::vector<int16_t>{1, 2, 3})}, bad);
   EXPECT_FALSE(r.build.ok() && r.invoke.ok());
+}
+
+TEST(QuantizedReluTest, ReluN1To1RejectsInt16LikeTflite) {
+  const QTensor t{DataType::kInt16, {3}, 0.001f, 0};
+  const auto r = RunQuantizedOp<int16_t>(QOp{tflite::BuiltinOperator::RELU_N1_TO_1, 1}, {t},
+                                         {Bytes(std::vector<int16_t>{1, 2, 3})}, t);
+  ASSERT_FALSE(r.build.ok());
+  EXPECT_NE(r.build.ToString().find("int16"), std::string::npos) << r.build.ToString();
 }
 
 }  // namespace
