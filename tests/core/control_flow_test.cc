@@ -2,6 +2,7 @@
 // (VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE) against hand-computed values
 // and native LiteRT; malformed control flow refused at load with the node
 // named; SHAPE folded over a resized input.
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -177,7 +178,7 @@ struct Loaded {
   Status status;
 };
 
-Loaded Load(const std::vector<uint8_t>& bytes) {
+Loaded Load(const std::vector<uint8_t>& bytes, const ResourceLimits& limits = ResourceLimits()) {
   static BuiltinOpResolver resolver;
   Loaded l;
   auto model = Model::FromBuffer(bytes.data(), bytes.size(), "m.tflite");
@@ -186,7 +187,7 @@ Loaded Load(const std::vector<uint8_t>& bytes) {
     return l;
   }
   l.model = std::move(model).value();
-  auto interp = InterpreterBuilder(*l.model, resolver).SetNumThreads(1).Build();
+  auto interp = InterpreterBuilder(*l.model, resolver).SetNumThreads(1).SetResourceLimits(limits).Build();
   if (!interp.ok()) {
     l.status = interp.status();
     return l;
@@ -249,6 +250,20 @@ TEST(ControlFlowTest, WhileLoopsPassesThroughAndSwaps) {
     EXPECT_EQ(Get<int32_t>(*l.interp, 0), (std::vector<int32_t>{9}));
     EXPECT_EQ(Get<float>(*l.interp, 1), (std::vector<float>{1.f, -3.f}));
   }
+}
+
+TEST(ControlFlowTest, ALoopIsBoundedByTheWorkLimit) {
+  // From INT32_MIN the counter needs 2^31 iterations: the work limit stops it.
+  ResourceLimits limits;
+  limits.max_macs = 1e6;
+  Loaded l = Load(WhileModel(false), limits);
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  Set<int32_t>(*l.interp, 0, {INT32_MIN});
+  const Status s = l.interp->Invoke();
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
+  EXPECT_NE(s.message().find("WHILE"), std::string::npos) << s.ToString();
+  Set<int32_t>(*l.interp, 0, {1});  // a short loop still runs
+  EXPECT_TRUE(l.interp->Invoke().ok());
 }
 
 TEST(ControlFlowTest, ResourceVariablesPersistAndReset) {

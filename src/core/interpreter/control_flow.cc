@@ -180,10 +180,24 @@ class WhileKernel final : public Kernel {
       CopyTensor(ctx.input(k), ctx.output(k));  // the outputs hold the loop state
       vars.push_back(&ctx.output(k));
     }
+    // An untrusted model may loop forever: the loop's work counts against
+    // ResourceLimits::max_macs like any Invoke's (each iteration at least
+    // kMinIterationWork, so an empty body is bounded too).
+    constexpr double kMinIterationWork = 1e4;
+    const double limit = body_->limits().max_macs;
+    const double per_iteration = std::max(kMinIterationWork, cond_->estimated_macs() + body_->estimated_macs());
+    double work = 0;
     for (;;) {
       AliasInputs(*cond_, vars);
       RELITE_RETURN_IF_ERROR(Run(ctx, *cond_, "condition"));
       if (!ReadCondition(cond_->tensors()[static_cast<size_t>(cond_->outputs()[0])])) break;
+      work += per_iteration;
+      if (limit > 0 && work > limit) {
+        return ResourceExhaustedError(fmt::format(
+            "{}: the loop has run past {:.3g} multiply-accumulates ({:.3g} per iteration), over the limit of {:.3g} "
+            "(ResourceLimits::max_macs; relite CLI --max-macs)",
+            ctx.node().Describe(), work, per_iteration, limit));
+      }
       AliasInputs(*body_, vars);
       RELITE_RETURN_IF_ERROR(Run(ctx, *body_, "loop body"));
       // Pass-through values first (they alias the state being rewritten).

@@ -36,6 +36,7 @@ class Subgraph {
   Status ResizeInput(int input_index, const Shape& shape);
   Status Invoke();
   int index() const { return index_; }
+  const ResourceLimits& limits() const { return limits_; }
   // AllocateTensors ran and no input was resized since.
   bool allocated() const { return allocated_; }
   // Variables back to their initial values (the model's, else zero).

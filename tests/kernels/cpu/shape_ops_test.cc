@@ -117,12 +117,12 @@ TEST(Shape, Errors) {
 template <typename T>
 Outputs RunFill(DataType dt, const std::vector<int64_t>& dims, bool int64_dims, T value, bool dims_constant = true,
                 const Quantization& q = {}, const Quantization& out_q = {}) {
-  int value_index = -1;
+  int value_index = -1, dims_index = -1;
   return RunModel(
       [&](SingleOpModel& m) {
         const Shape dims_shape = {static_cast<int32_t>(dims.size())};
         if (!dims_constant) {
-          m.AddInput(int64_dims ? DataType::kInt64 : DataType::kInt32, dims_shape);
+          dims_index = m.AddInput(int64_dims ? DataType::kInt64 : DataType::kInt32, dims_shape);
         } else if (int64_dims) {
           m.AddConstInput<int64_t>(DataType::kInt64, dims_shape, dims);
         } else {
@@ -133,7 +133,15 @@ Outputs RunFill(DataType dt, const std::vector<int64_t>& dims, bool int64_dims, 
         m.SetBuiltinOp(Op::FILL, 1);
         return std::vector<int>{out};
       },
-      [&](SingleOpModel& m) { m.SetInput<T>(value_index, {value}); });
+      [&](SingleOpModel& m) {
+        m.SetInput<T>(value_index, {value});
+        if (dims_index < 0) return;  // runtime dims: the shape is computed at Invoke
+        if (int64_dims) {
+          m.SetInput<int64_t>(dims_index, dims);
+        } else {
+          m.SetInput<int32_t>(dims_index, std::vector<int32_t>(dims.begin(), dims.end()));
+        }
+      });
 }
 
 template <typename T>
@@ -167,10 +175,12 @@ TEST(Fill, Errors) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(RunFill<float>(DataType::kFloat32, {1 << 30, 1 << 30}, true, 1.f).status.code(),
             StatusCode::kResourceExhausted);  // past the interpreter's 2^40 elements
-  const Status dynamic = RunFill<float>(DataType::kFloat32, {2}, false, 1.f, false).status;
-  EXPECT_EQ(dynamic.code(), StatusCode::kUnimplemented);
-  EXPECT_NE(dynamic.ToString().find("dims"), std::string::npos) << dynamic.ToString();
-  EXPECT_NE(dynamic.ToString().find("dynamic shapes"), std::string::npos) << dynamic.ToString();
+  // Runtime dims: sized at Invoke (dynamic shapes); a bad value fails there.
+  const Outputs dynamic = RunFill<float>(DataType::kFloat32, {2, 3}, false, 1.5f, false);
+  ASSERT_TRUE(dynamic.status.ok()) << dynamic.status.ToString();
+  EXPECT_EQ(dynamic.shapes[0], (Shape{2, 3}));
+  EXPECT_EQ(dynamic.bytes[0].size(), 24u);
+  EXPECT_EQ(RunFill<float>(DataType::kFloat32, {2, -3}, false, 1.f, false).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RunFill<int8_t>(DataType::kInt8, {2}, false, 1, true, Q(0.5f, 0), Q(0.25f, 0)).status.code(),
             StatusCode::kUnimplemented);
   {
@@ -203,18 +213,24 @@ TEST(Fill, Errors) {
 
 template <typename T>
 Outputs RunRange(DataType dt, T start, T limit, T delta, bool constant = true) {
-  return RunModel([&](SingleOpModel& m) {
-    for (T v : {start, limit, delta}) {
-      if (constant) {
-        m.AddConstInput<T>(dt, {}, {v});
-      } else {
-        m.AddInput(dt, {});
-      }
-    }
-    const int out = m.AddOutput(dt);
-    m.SetBuiltinOp(Op::RANGE, 1);
-    return std::vector<int>{out};
-  });
+  std::vector<int> runtime;
+  return RunModel(
+      [&](SingleOpModel& m) {
+        for (T v : {start, limit, delta}) {
+          if (constant) {
+            m.AddConstInput<T>(dt, {}, {v});
+          } else {
+            runtime.push_back(m.AddInput(dt, {}));
+          }
+        }
+        const int out = m.AddOutput(dt);
+        m.SetBuiltinOp(Op::RANGE, 1);
+        return std::vector<int>{out};
+      },
+      [&](SingleOpModel& m) {
+        const T values[3] = {start, limit, delta};
+        for (size_t k = 0; k < runtime.size(); ++k) m.SetInput<T>(runtime[k], {values[k]});
+      });
 }
 
 // The reference: a running sum, as TFLite computes it (LiteRT gives the
@@ -267,9 +283,10 @@ TEST(Range, Errors) {
   EXPECT_EQ(RunRange<float>(DataType::kFloat32, 0.f, 1e30f, 1e-30f).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RunRange<int64_t>(DataType::kInt64, 0, INT64_MAX, 1).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RunRange<int8_t>(DataType::kInt8, 0, 5, 1).status.code(), StatusCode::kInvalidArgument);
-  const Status dynamic = RunRange<int32_t>(DataType::kInt32, 0, 5, 1, false).status;
-  EXPECT_EQ(dynamic.code(), StatusCode::kUnimplemented);
-  EXPECT_NE(dynamic.ToString().find("start"), std::string::npos) << dynamic.ToString();
+  const Outputs dynamic = RunRange<int32_t>(DataType::kInt32, 0, 5, 1, false);  // sized at Invoke
+  ASSERT_TRUE(dynamic.status.ok()) << dynamic.status.ToString();
+  EXPECT_EQ(dynamic.shapes[0], (Shape{5}));
+  EXPECT_EQ(RunRange<int32_t>(DataType::kInt32, 0, 5, 0, false).status.code(), StatusCode::kInvalidArgument);
   SingleOpModel m;  // mixed dtypes
   m.AddConstInput<int32_t>(DataType::kInt32, {}, {0});
   m.AddConstInput<int64_t>(DataType::kInt64, {}, {4});
@@ -284,14 +301,14 @@ TEST(Range, Errors) {
 template <typename T, typename I>
 Outputs RunOneHot(DataType dt, const ref::Tensor<I>& indices, int32_t depth, T on, T off, int axis,
                   bool depth_constant = true, bool with_options = true) {
-  int idx = -1;
+  int idx = -1, depth_index = -1;
   return RunModel(
       [&](SingleOpModel& m) {
         idx = m.AddInput(DataTypeOf<I>(), indices.shape);
         if (depth_constant) {
           m.AddConstInput<int32_t>(DataType::kInt32, {}, {depth});
         } else {
-          m.AddInput(DataType::kInt32, {});
+          depth_index = m.AddInput(DataType::kInt32, {});
         }
         m.AddConstInput<T>(dt, {}, {on});
         m.AddConstInput<T>(dt, {}, {off});
@@ -303,7 +320,10 @@ Outputs RunOneHot(DataType dt, const ref::Tensor<I>& indices, int32_t depth, T o
         }
         return std::vector<int>{out};
       },
-      [&](SingleOpModel& m) { m.SetInput<I>(idx, indices.data); });
+      [&](SingleOpModel& m) {
+        m.SetInput<I>(idx, indices.data);
+        if (depth_index >= 0) m.SetInput<int32_t>(depth_index, {depth});
+      });
 }
 
 template <typename T, typename I>
@@ -374,8 +394,9 @@ TEST(OneHot, Errors) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ((RunOneHot<float, int32_t>(DataType::kFloat32, indices, 3, 1.f, 0.f, -2).status.code()),
             StatusCode::kInvalidArgument);  // LiteRT rejects -2 as well
-  EXPECT_EQ((RunOneHot<float, int32_t>(DataType::kFloat32, indices, 3, 1.f, 0.f, -1, false).status.code()),
-            StatusCode::kUnimplemented);
+  const Outputs runtime_depth = RunOneHot<float, int32_t>(DataType::kFloat32, indices, 3, 1.f, 0.f, -1, false);
+  ASSERT_TRUE(runtime_depth.status.ok()) << runtime_depth.status.ToString();  // sized at Invoke
+  EXPECT_EQ(runtime_depth.shapes[0], (Shape{2, 3}));
   EXPECT_EQ((RunOneHot<float, int16_t>(DataType::kFloat32, {{2}, {0, 1}}, 3, 1.f, 0.f, -1).status.code()),
             StatusCode::kInvalidArgument);
   SingleOpModel m;  // off_value of another dtype
@@ -393,21 +414,24 @@ TEST(OneHot, Errors) {
 template <typename T>
 Outputs RunTopK(DataType dt, const ref::Tensor<T>& in, int32_t k, bool k_constant = true, const Quantization& q = {},
                 const Quantization& out_q = {}, DataType index_type = DataType::kInt32) {
-  int idx = -1;
+  int idx = -1, k_index = -1;
   return RunModel(
       [&](SingleOpModel& m) {
         idx = m.AddInput(dt, in.shape, q);
         if (k_constant) {
           m.AddConstInput<int32_t>(DataType::kInt32, {}, {k});
         } else {
-          m.AddInput(DataType::kInt32, {});
+          k_index = m.AddInput(DataType::kInt32, {});
         }
         const int values = m.AddOutput(dt, {}, out_q.IsQuantized() ? out_q : q);
         const int indices = m.AddOutput(index_type);
         m.SetBuiltinOp(Op::TOPK_V2, 1);
         return std::vector<int>{values, indices};
       },
-      [&](SingleOpModel& m) { m.SetInput<T>(idx, in.data); });
+      [&](SingleOpModel& m) {
+        m.SetInput<T>(idx, in.data);
+        if (k_index >= 0) m.SetInput<int32_t>(k_index, {k});
+      });
 }
 
 // Reference: stable sort of positions by descending value (ties keep the
@@ -507,7 +531,10 @@ TEST(TopKV2, Errors) {
   const ref::Tensor<float> in{{2, 3}, {1, 2, 3, 4, 5, 6}};
   EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 4).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, -1).status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 2, false).status.code(), StatusCode::kUnimplemented);
+  const Outputs runtime_k = RunTopK<float>(DataType::kFloat32, in, 2, false);  // sized at Invoke
+  ASSERT_TRUE(runtime_k.status.ok()) << runtime_k.status.ToString();
+  EXPECT_EQ(runtime_k.shapes[0], (Shape{2, 2}));
+  EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 4, false).status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RunTopK<float>(DataType::kFloat32, in, 2, true, {}, {}, DataType::kInt64).status.code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(RunTopK<uint8_t>(DataType::kBool, {{2}, {0, 1}}, 1).status.code(), StatusCode::kInvalidArgument);
@@ -526,7 +553,7 @@ TEST(TopKV2, Errors) {
 template <typename T, typename I>
 Outputs RunScatterNd(DataType dt, const ref::Tensor<I>& indices, const ref::Tensor<T>& updates, const Shape& shape,
                      bool shape_constant = true) {
-  int ii = -1, ui = -1;
+  int ii = -1, ui = -1, si = -1;
   const DataType it = DataTypeOf<I>();
   return RunModel(
       [&](SingleOpModel& m) {
@@ -536,7 +563,7 @@ Outputs RunScatterNd(DataType dt, const ref::Tensor<I>& indices, const ref::Tens
         if (shape_constant) {
           m.AddConstInput<I>(it, s, std::vector<I>(shape.begin(), shape.end()));
         } else {
-          m.AddInput(it, s);
+          si = m.AddInput(it, s);
         }
         const int out = m.AddOutput(dt);
         m.SetBuiltinOp(Op::SCATTER_ND, 1);
@@ -545,6 +572,7 @@ Outputs RunScatterNd(DataType dt, const ref::Tensor<I>& indices, const ref::Tens
       [&](SingleOpModel& m) {
         m.SetInput<I>(ii, indices.data);
         m.SetInput<T>(ui, updates.data);
+        if (si >= 0) m.SetInput<I>(si, std::vector<I>(shape.begin(), shape.end()));
       });
 }
 
@@ -646,8 +674,9 @@ TEST(ScatterNd, Errors) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ((RunScatterNd<float, int32_t>(DataType::kFloat32, {{1, 1}, {0}}, {{1, 2}, {1.f, 2.f}}, {4, -2}).status.code()),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ((RunScatterNd<float, int32_t>(DataType::kFloat32, {{1, 1}, {0}}, {{1}, {1.f}}, {4}, false).status.code()),
-            StatusCode::kUnimplemented);
+  const Outputs runtime_shape = RunScatterNd<float, int32_t>(DataType::kFloat32, {{1, 1}, {0}}, {{1}, {1.f}}, {4}, false);
+  ASSERT_TRUE(runtime_shape.status.ok()) << runtime_shape.status.ToString();  // sized at Invoke
+  EXPECT_EQ(runtime_shape.shapes[0], (Shape{4}));
   EXPECT_EQ((RunScatterNd<int16_t, int32_t>(DataType::kInt16, {{1, 1}, {0}}, {{1}, {1}}, {4}).status.code()),
             StatusCode::kInvalidArgument);
 }
@@ -656,16 +685,21 @@ TEST(ScatterNd, Errors) {
 
 template <typename T>
 Outputs RunWhere(DataType dt, const ref::Tensor<T>& cond, bool constant = true) {
-  return RunModel([&](SingleOpModel& m) {
-    if (constant) {
-      m.AddConstInput<T>(dt, cond.shape, cond.data);
-    } else {
-      m.AddInput(dt, cond.shape);
-    }
-    const int out = m.AddOutput(DataType::kInt64);
-    m.SetBuiltinOp(Op::WHERE, 1);
-    return std::vector<int>{out};
-  });
+  int ci = -1;
+  return RunModel(
+      [&](SingleOpModel& m) {
+        if (constant) {
+          m.AddConstInput<T>(dt, cond.shape, cond.data);
+        } else {
+          ci = m.AddInput(dt, cond.shape);
+        }
+        const int out = m.AddOutput(DataType::kInt64);
+        m.SetBuiltinOp(Op::WHERE, 1);
+        return std::vector<int>{out};
+      },
+      [&](SingleOpModel& m) {
+        if (ci >= 0) m.SetInput<T>(ci, cond.data);
+      });
 }
 
 template <typename T>
@@ -712,9 +746,9 @@ TEST(Where, LiteRtCases) {
 }
 
 TEST(Where, Errors) {
-  const Status dynamic = RunWhere<uint8_t>(DataType::kBool, {{2}, {1, 0}}, false).status;
-  EXPECT_EQ(dynamic.code(), StatusCode::kUnimplemented);
-  EXPECT_NE(dynamic.ToString().find("condition"), std::string::npos) << dynamic.ToString();
+  const Outputs dynamic = RunWhere<uint8_t>(DataType::kBool, {{2}, {1, 0}}, false);  // sized at Invoke
+  ASSERT_TRUE(dynamic.status.ok()) << dynamic.status.ToString();
+  EXPECT_EQ(dynamic.shapes[0], (Shape{1, 1}));
   {
     SingleOpModel m;  // int32 output
     m.AddConstInputBytes(DataType::kBool, {2}, {1, 0});
