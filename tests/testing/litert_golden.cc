@@ -32,7 +32,12 @@ void WriteBytes(const fs::path& p, const void* data, size_t n) {
 
 std::string DimsText(const Shape& s) {
   std::string t;
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on
+  // "literal" + std::string temporaries.
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0) t += ',';
+    t += std::to_string(s[i]);
+  }
   return t.empty() ? "-" : t;
 }
 
@@ -170,10 +175,13 @@ std::string RunAgainstLiteRt(std::vector<std::unique_ptr<GoldenCase>>& cases) {
         const GoldenCase::FedInput& f = c.feeds[k];
         if (f.step != step) continue;
         // Step 0 keeps the one-Invoke format; later steps name their step.
-        const std::string suffix = f.step == 0 ? "" : "_" + std::to_string(f.step);
-        list << f.tensor << " " << DataTypeName(f.type) << " " << DimsText(f.shape)
-             << (f.step == 0 ? "" : " " + std::to_string(f.step)) << "\n";
-        WriteBytes(dir / ("in_" + std::to_string(f.tensor) + suffix + ".bin"), f.bytes.data(), f.bytes.size());
+        const std::string step_text = std::to_string(f.step);
+        std::string file = "in_" + std::to_string(f.tensor);
+        if (f.step != 0) file += "_" + step_text;
+        list << f.tensor << " " << DataTypeName(f.type) << " " << DimsText(f.shape);
+        if (f.step != 0) list << " " << step_text;
+        list << "\n";
+        WriteBytes(dir / (file + ".bin"), f.bytes.data(), f.bytes.size());
         Tensor* t = interp->tensor(f.tensor);
         if (t == nullptr || t->bytes != f.bytes.size()) {
           ADD_FAILURE() << c.name << ": input " << f.tensor << " takes " << (t ? t->bytes : 0) << " bytes, fed "

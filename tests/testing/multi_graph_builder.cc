@@ -19,7 +19,9 @@ int MultiGraphBuilder::AddSubgraph(const std::string& name) {
 
 int MultiGraphBuilder::AddTensor(DataType type, const Shape& shape, int buffer, const std::string& name, bool is_variable) {
   auto& t = subgraphs_[static_cast<size_t>(current_)].tensors;
-  t.push_back({type, shape, buffer, name.empty() ? "t" + std::to_string(t.size()) : name, is_variable});
+  std::string label = name;
+  if (label.empty()) label = std::string("t") += std::to_string(t.size());  // (GCC 12's -Wrestrict misfires on "t" + s)
+  t.push_back({type, shape, buffer, label, is_variable});
   return static_cast<int>(t.size()) - 1;
 }
 
