@@ -199,13 +199,13 @@ Loaded Load(const std::vector<uint8_t>& bytes, const ResourceLimits& limits = Re
 
 template <typename T>
 void Set(Interpreter& in, int input, const std::vector<T>& v) {
-  std::memcpy(in.input_tensor(input)->data, v.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(in.input_tensor(input)->data, v.data(), v.size() * sizeof(T));
 }
 template <typename T>
 std::vector<T> Get(Interpreter& in, int output) {
   const Tensor* t = in.output_tensor(output);
   std::vector<T> v(t->bytes / sizeof(T));
-  std::memcpy(v.data(), t->data, t->bytes);
+  if (t->bytes > 0) std::memcpy(v.data(), t->data, t->bytes);  // an empty output may have no memory
   return v;
 }
 
