@@ -7,26 +7,13 @@
 #include "src/kernels/cpu/internal/hybrid.h"
 
 namespace relite::cpu {
-namespace {
-
-class HybridConvKernel final : public HybridKernelBase {
- public:
-  using HybridKernelBase::HybridKernelBase;
-
- protected:
-  int64_t QuantizationGroup(const Tensor& input) const override {
-    return input.rank() > 0 && input.dim(0) > 0 ? input.num_elements() / input.dim(0) : 1;
-  }
-};
-
-}  // namespace
 
 StatusOr<std::unique_ptr<Kernel>> CreateHybridConv2D(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(Conv2DParams params, ParseConv2DParams(node));
   RELITE_RETURN_IF_ERROR(CheckClampActivation(node, params.activation));
   Conv2DParams inner = params;
   inner.activation = Activation::kNone;
-  return std::unique_ptr<Kernel>(std::make_unique<HybridConvKernel>(
+  return std::unique_ptr<Kernel>(std::make_unique<HybridPerBatchKernel>(
       MakeFloatConv2D(inner), params.activation, 0, HybridInputQuantization::kAsymmetricIfPerChannel));
 }
 

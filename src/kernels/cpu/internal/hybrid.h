@@ -97,6 +97,17 @@ class HybridKernelBase : public Kernel {
   int64_t group_ = 1;
 };
 
+// CONV_2D / DEPTHWISE_CONV_2D: each batch's input is quantized as a whole.
+class HybridPerBatchKernel final : public HybridKernelBase {
+ public:
+  using HybridKernelBase::HybridKernelBase;
+
+ protected:
+  int64_t QuantizationGroup(const Tensor& input) const override {
+    return input.rank() > 0 && input.dim(0) > 0 ? input.num_elements() / input.dim(0) : 1;
+  }
+};
+
 // The float kernels the hybrid ones run inside (defined in their op files).
 std::unique_ptr<Kernel> MakeFloatConv2D(const Conv2DParams& params);
 std::unique_ptr<Kernel> MakeFloatDepthwiseConv2D(const DepthwiseConv2DParams& params);

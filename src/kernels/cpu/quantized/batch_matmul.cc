@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "src/core/ops/options.h"
-#include "src/kernels/cpu/internal/broadcast.h"
+#include "src/kernels/cpu/internal/batch_matmul_shape.h"
 #include "src/kernels/cpu/internal/elementwise.h"
 #include "src/kernels/cpu/internal/qconv_util.h"
 #include "src/kernels/cpu/internal/quantization.h"
@@ -27,7 +27,6 @@
 namespace relite::cpu {
 namespace {
 
-constexpr int kMaxRank = 5;
 
 class QuantizedBatchMatMulKernel final : public Kernel {
  public:
@@ -65,60 +64,15 @@ class QuantizedBatchMatMulKernel final : public Kernel {
       return ctx.Unsupported("int16 operands and output need zero point 0");
     }
 
-    if (x.rank() < 2 || y.rank() < 2 || x.rank() > kMaxRank || y.rank() > kMaxRank) {
-      return ctx.Error("operands must have rank 2.." + std::to_string(kMaxRank) + ", got " + ShapeToString(x.shape) +
-                       " and " + ShapeToString(y.shape));
-    }
-    const int xr = x.rank(), yr = y.rank();
-    const int64_t m = adj_x_ ? x.dim(xr - 1) : x.dim(xr - 2);
-    const int64_t k = adj_x_ ? x.dim(xr - 2) : x.dim(xr - 1);
-    const int64_t ky = adj_y_ ? y.dim(yr - 1) : y.dim(yr - 2);
-    const int64_t n = adj_y_ ? y.dim(yr - 2) : y.dim(yr - 1);
-    if (k != ky) {
-      return ctx.Error("inner dimensions differ: lhs " + ShapeToString(x.shape) + (adj_x_ ? " (adj_x)" : "") +
-                       " has K = " + std::to_string(k) + ", rhs " + ShapeToString(y.shape) + (adj_y_ ? " (adj_y)" : "") +
-                       " has K = " + std::to_string(ky));
-    }
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return ctx.Unsupported("matrices too large for 32-bit indexing");
-    m_ = static_cast<int>(m);
-    n_ = static_cast<int>(n);
-    k_ = static_cast<int>(k);
-
-    const Shape xb(x.shape.begin(), x.shape.end() - 2), yb(y.shape.begin(), y.shape.end() - 2);
-    Shape batch;
-    if (!BroadcastShapes(xb, yb, &batch)) {
-      return ctx.Error("batch dimensions of " + ShapeToString(x.shape) + " and " + ShapeToString(y.shape) +
-                       " do not broadcast");
-    }
-    const int64_t batches = NumElements(batch);
-    x_index_.assign(static_cast<size_t>(batches), 0);
-    y_index_.assign(static_cast<size_t>(batches), 0);
-    const int br = static_cast<int>(batch.size());
-    for (int64_t b = 0; b < batches; ++b) {
-      // Row-major coordinates of batch b, mapped to each operand (extent 1 broadcasts).
-      int64_t rest = b, xi = 0, yi = 0, xs = 1, ys = 1;
-      for (int d = br - 1; d >= 0; --d) {
-        const int64_t coord = rest % batch[static_cast<size_t>(d)];
-        rest /= batch[static_cast<size_t>(d)];
-        const int xd = d - (br - static_cast<int>(xb.size())), yd = d - (br - static_cast<int>(yb.size()));
-        if (xd >= 0) {
-          const int64_t ext = xb[static_cast<size_t>(xd)];
-          xi += (ext == 1 ? 0 : coord) * xs;
-          xs *= ext;
-        }
-        if (yd >= 0) {
-          const int64_t ext = yb[static_cast<size_t>(yd)];
-          yi += (ext == 1 ? 0 : coord) * ys;
-          ys *= ext;
-        }
-      }
-      x_index_[static_cast<size_t>(b)] = xi;
-      y_index_[static_cast<size_t>(b)] = yi;
-    }
-    Shape out_shape = batch;
-    out_shape.push_back(m_);
-    out_shape.push_back(n_);
-    RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, out_shape));
+    BatchMatMulShape plan;
+    RELITE_RETURN_IF_ERROR(PlanBatchMatMul(ctx, x, y, adj_x_, adj_y_, &plan));
+    m_ = plan.m;
+    n_ = plan.n;
+    k_ = plan.k;
+    x_index_ = std::move(plan.x_index);
+    y_index_ = std::move(plan.y_index);
+    RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, plan.output));
+    const size_t batches = x_index_.size();
     if (batches == 0 || m_ == 0 || n_ == 0) return Status::Ok();
     // Scratch: lhs rows [M][K] and rhs columns [N][K] of one batch, int16.
     ctx.RequestScratch((static_cast<size_t>(m_) + n_) * std::max(k_, 1) * sizeof(int16_t));
