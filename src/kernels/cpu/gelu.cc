@@ -2,8 +2,8 @@
 // `approximate` (default false): false is the exact form
 // 0.5 x erfc(-x / sqrt 2), true the tanh form
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), each computed in float
-// as TFLite's reference kernel does. TFLite's int8/uint8 version is a
-// quantized lookup table, not supported yet.
+// as TFLite's reference kernel does. int8/uint8 is TFLite's lookup table of
+// the same functions, in quantized/gelu.cc.
 #include <cmath>
 #include <memory>
 

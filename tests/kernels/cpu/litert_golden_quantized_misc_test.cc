@@ -1,6 +1,6 @@
-// 8-bit (and int16) comparisons, reductions and LOG_SOFTMAX of issue 14
-// against native LiteRT's builtin kernels (tests/testing/litert_golden.h):
-// every output bit-exact.
+// 8-bit (and int16) comparisons, reductions, LOG_SOFTMAX and the lookup-table
+// activations (EXP, ELU, GELU) of issue 14 against native LiteRT's builtin
+// kernels (tests/testing/litert_golden.h): every output bit-exact.
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -206,6 +206,73 @@ TEST(LiteRtGoldenQuantizedTest, AbsRsqrtL2Normalization) {
   flat[15] = 5;
   AddUnary<int8_t>(cases, BuiltinOperator::L2_NORMALIZATION, "L2_NORMALIZATION/int8 zero rows", 2, DataType::kInt8,
                    {2, 10}, Q(0.3f, 4), Q(1.0f / 128, 0), flat, tflite::BuiltinOptions::L2NormOptions, true);
+  if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
+}
+
+// Every value of the 8-bit type once: the whole lookup table, with -128/127
+// (0/255) among them.
+template <typename T>
+std::vector<T> AllValues() {
+  std::vector<T> v;
+  for (int q = TypeMin<T>(); q <= TypeMax<T>(); ++q) v.push_back(static_cast<T>(q));
+  return v;
+}
+
+template <typename T>
+void AddTableOp(Cases& cases, BuiltinOperator op, const std::string& name, int version, DataType type,
+                const Quantization& in_q, const Quantization& out_q, int gelu_approximate = -1) {
+  auto c = std::make_unique<GoldenCase>(name + "/" + DataTypeName(type) + " in " + std::to_string(in_q.scale[0]) +
+                                        "," + std::to_string(in_q.zero_point[0]) + " out " +
+                                        std::to_string(out_q.scale[0]) + "," + std::to_string(out_q.zero_point[0]) +
+                                        (gelu_approximate == 1 ? " approximate" : ""));
+  const int in = c->model.AddInput(type, {4, 64}, in_q);
+  const int out = c->model.AddOutput(type, {}, out_q);
+  if (gelu_approximate >= 0) {
+    c->model.SetBuiltinOp(op, version, tflite::BuiltinOptions::GeluOptions,
+                          tflite::CreateGeluOptions(c->model.fbb(), gelu_approximate == 1).Union());
+  } else {
+    c->model.SetBuiltinOp(op, version);
+  }
+  c->Feed<T>(in, type, {4, 64}, AllValues<T>());
+  c->Expect(out);
+  cases.push_back(std::move(c));
+}
+
+TEST(LiteRtGoldenQuantizedTest, LookupTableActivations) {
+  Cases cases;
+  const DataType i8 = DataType::kInt8, u8 = DataType::kUInt8;
+  // EXP (int8 only in TFLite). Input ranges stay below e^x / out_scale = 2^31,
+  // where TFLite's float-to-int conversion is undefined.
+  for (auto [qi, qo] : {std::pair{Q(0.05f, -10), Q(0.2f, -128)}, std::pair{Q(0.02f, 0), Q(0.05f, -128)},
+                        std::pair{Q(0.03f, 50), Q(0.01f, -100)}, std::pair{Q(0.1f, 100), Q(0.5f, -120)},
+                        std::pair{Q(0.0173f, -37), Q(0.0311f, 13)}}) {
+    AddTableOp<int8_t>(cases, BuiltinOperator::EXP, "EXP", 2, i8, qi, qo);
+  }
+  // ELU (int8 only in TFLite, op version 1).
+  for (auto [qi, qo] : {std::pair{Q(0.05f, -3), Q(0.04f, 10)}, std::pair{Q(0.1f, 0), Q(0.1f, 0)},
+                        std::pair{Q(0.02f, 77), Q(0.015f, -50)}, std::pair{Q(0.2f, -128), Q(0.3f, 100)},
+                        std::pair{Q(0.0137f, 11), Q(0.0071f, 127)},
+                        // expm1(x) and expf(x) - 1 round one entry differently here
+                        std::pair{Q(0.00992384367f, 89), Q(0.0230459273f, 19)},
+                        std::pair{Q(0.019652389f, 4), Q(0.0360250138f, -39)}}) {
+    AddTableOp<int8_t>(cases, BuiltinOperator::ELU, "ELU", 1, i8, qi, qo);
+  }
+  // GELU, int8 and uint8, both forms.
+  for (int approximate : {0, 1}) {
+    for (auto [qi, qo] : {std::pair{Q(0.04f, 5), Q(0.03f, -20)}, std::pair{Q(0.1f, -128), Q(0.1f, -100)},
+                          std::pair{Q(0.0213f, 40), Q(0.0117f, -90)}, std::pair{Q(0.3f, 0), Q(0.25f, 3)},
+                          // the exact form via erfcf and via 1 + erf (float or double)
+                          // round one entry differently in each of these
+                          std::pair{Q(0.0180823002f, -6), Q(0.0634508505f, 36)},
+                          std::pair{Q(0.0168224238f, 105), Q(0.0321754143f, 47)},
+                          std::pair{Q(0.0602677204f, 28), Q(0.00346280308f, -18)}}) {
+      AddTableOp<int8_t>(cases, BuiltinOperator::GELU, "GELU", 2, i8, qi, qo, approximate);
+    }
+    for (auto [qi, qo] : {std::pair{Q(0.03f, 128), Q(0.02f, 30)}, std::pair{Q(0.05f, 200), Q(0.01f, 0)},
+                          std::pair{Q(0.0191f, 0), Q(0.0191f, 255)}, std::pair{Q(0.12f, 77), Q(0.06f, 10)}}) {
+      AddTableOp<uint8_t>(cases, BuiltinOperator::GELU, "GELU", 2, u8, qi, qo, approximate);
+    }
+  }
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
 }
 

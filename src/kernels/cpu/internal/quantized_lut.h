@@ -1,6 +1,6 @@
 // Helpers shared by the 8-bit kernels of the pooling / activation / resize
 // group (AVERAGE_POOL_2D, MAX_POOL_2D, MEAN, SUM, SOFTMAX, LOGISTIC, TANH,
-// HARD_SWISH, RESIZE_BILINEAR): per-tensor quantization parameters, XNNPACK's
+// HARD_SWISH, RESIZE_BILINEAR, EXP, ELU, GELU): per-tensor quantization parameters, XNNPACK's
 // rounding of a fused activation's bounds, and 256-entry lookup tables for
 // elementwise functions of an 8-bit input.
 //
@@ -77,6 +77,32 @@ void FillByteTable(DataType type, F&& f, ByteTable* table) {
   for (int32_t q = lo; q < lo + 256; ++q) {
     table->entry[static_cast<uint8_t>(q)] = static_cast<uint8_t>(f(q));
   }
+}
+
+// TFLite's 8-bit lookup table for a float function f (its LUTPopulate, used
+// by EXP, ELU and GELU): for every input value q
+//   x = in_scale * float(q - in_zp)
+//   r = round_half_away(f(x) * (1 / out_scale)) + float(out_zp)
+//   out = clamp(int32(r))
+// all in float. TFLite converts r to int32 without a range check, which the
+// C++ standard leaves undefined when |r| >= 2^31 (a large EXP result with a
+// small output scale); here r is clamped in float first, so such entries
+// saturate to the type's maximum (x86 hardware would give INT32_MIN, hence
+// the minimum, in TFLite's case) and a NaN gives the minimum.
+template <class F>
+void FillTfliteByteTable(DataType type, TensorQuant in, TensorQuant out, F&& f, ByteTable* table) {
+  const float inverse_scale = 1.0f / out.scale;
+  const int32_t lo = QuantizedTypeMin(type), hi = QuantizedTypeMax(type);
+  FillByteTable(
+      type,
+      [&](int32_t q) {
+        const float x = in.scale * static_cast<float>(q - in.zero_point);
+        const float r = std::round(f(x) * inverse_scale) + static_cast<float>(out.zero_point);
+        if (!(r >= static_cast<float>(lo))) return lo;  // also NaN
+        if (r >= static_cast<float>(hi)) return hi;
+        return static_cast<int32_t>(r);
+      },
+      table);
 }
 
 // out[i] = table[in[i]] over n bytes (a gather; g++ keeps it scalar, which at
