@@ -209,6 +209,36 @@ TEST(LiteRtGoldenQuantizedTest, AbsRsqrtL2Normalization) {
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
 }
 
+TEST(LiteRtGoldenQuantizedTest, LogSoftmaxInt8) {
+  Cases cases;
+  uint32_t seed = 500;
+  for (const Shape& shape : {Shape{4, 10}, Shape{1, 3, 3, 33}, Shape{7}, Shape{2, 1000}}) {
+    for (auto [scale, zp] : {std::pair{0.01f, -20}, std::pair{0.1f, 0}, std::pair{0.37f, 90}, std::pair{1.5f, -128}}) {
+      auto c = std::make_unique<GoldenCase>("LOG_SOFTMAX/int8 " + ShapeToString(shape) + " scale " +
+                                            std::to_string(scale) + " zp " + std::to_string(zp));
+      const int in = c->model.AddInput(DataType::kInt8, shape, Q(scale, zp));
+      const int out = c->model.AddOutput(DataType::kInt8, {}, Q(16.0f / 256.0f, 127));
+      c->model.SetBuiltinOp(BuiltinOperator::LOG_SOFTMAX, 2, tflite::BuiltinOptions::LogSoftmaxOptions,
+                            tflite::CreateLogSoftmaxOptions(c->model.fbb()).Union());
+      c->Feed<int8_t>(in, DataType::kInt8, shape,
+                      Ints<int8_t>(static_cast<size_t>(NumElements(shape)), -128, 127, seed++));
+      c->Expect(out);
+      cases.push_back(std::move(c));
+    }
+  }
+  // A row of equal values, and rows holding the type's extremes.
+  auto c = std::make_unique<GoldenCase>("LOG_SOFTMAX/int8 flat and extreme rows");
+  const int in = c->model.AddInput(DataType::kInt8, {3, 6}, Q(0.2f, 5));
+  const int out = c->model.AddOutput(DataType::kInt8, {}, Q(16.0f / 256.0f, 127));
+  c->model.SetBuiltinOp(BuiltinOperator::LOG_SOFTMAX, 2, tflite::BuiltinOptions::LogSoftmaxOptions,
+                        tflite::CreateLogSoftmaxOptions(c->model.fbb()).Union());
+  c->Feed<int8_t>(in, DataType::kInt8, {3, 6},
+                  {9, 9, 9, 9, 9, 9, -128, 127, -128, 127, 0, 0, -128, -128, -128, -128, -128, -127});
+  c->Expect(out);
+  cases.push_back(std::move(c));
+  if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
+}
+
 // Every value of the 8-bit type once: the whole lookup table, with -128/127
 // (0/255) among them.
 template <typename T>

@@ -120,9 +120,14 @@ TEST(QuantizedLogSoftmax, EqualLogitsAndFixedOutputQuantization) {
   EXPECT_FALSE(Unary<uint8_t>(BuiltinOperator::LOG_SOFTMAX, 1, DataType::kUInt8, {1, 4}, {9, 9, 9, 9}, Quant(0.1f, 0),
                               Quant(16.f / 256, 127), &y)
                    .ok());
+  // int8: the same arithmetic on q + 128, output zero point 127 (-22 -> 105).
   std::vector<int8_t> z;
-  EXPECT_FALSE(Unary<int8_t>(BuiltinOperator::LOG_SOFTMAX, 1, DataType::kInt8, {1, 4}, {9, 9, 9, 9}, Quant(0.1f, 0),
-                             Quant(16.f / 256, 127), &z)
+  ASSERT_TRUE(Unary<int8_t>(BuiltinOperator::LOG_SOFTMAX, 2, DataType::kInt8, {1, 4}, {9, 9, 9, 9}, Quant(0.1f, 0),
+                            Quant(16.f / 256, 127), &z)
+                  .ok());
+  EXPECT_EQ(z, (std::vector<int8_t>{105, 105, 105, 105}));
+  EXPECT_FALSE(Unary<int8_t>(BuiltinOperator::LOG_SOFTMAX, 2, DataType::kInt8, {1, 4}, {9, 9, 9, 9}, Quant(0.1f, 0),
+                             Quant(16.f / 256, 0), &z)
                    .ok());
 }
 
