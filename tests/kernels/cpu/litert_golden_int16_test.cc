@@ -1,5 +1,6 @@
 // int16x8 (int16 activations, int8 weights, int64 bias: the converter's 16x8
-// mode) and quantized BATCH_MATMUL against native LiteRT's builtin kernels
+// mode), int16 reductions (MEAN, SUM, REDUCE_PROD) and quantized BATCH_MATMUL
+// against native LiteRT's builtin kernels
 // (tests/testing/litert_golden.h). Every output here is integer or exactly
 // dequantized, so every case must match bit for bit.
 #include <cmath>
@@ -521,6 +522,57 @@ TEST(LiteRtGoldenInt16Test, DataMovement) {
     c.Feed<int16_t>(b, DataType::kInt16, {2, 2}, Ints<int16_t>(4, -32768, 32767, seed++));
     c.Expect(out);
   }
+  RunCases(cases);
+}
+
+// ------------------------------------------------------- int16 reductions
+
+void AddReduce16(Cases& cases, BuiltinOperator op, const std::string& name, int version, const Shape& shape,
+                 const std::vector<int32_t>& axes, bool keep_dims, float in_scale, float out_scale, int64_t lo,
+                 int64_t hi, uint32_t seed) {
+  std::string axes_text;
+  for (int32_t a : axes) axes_text += " " + std::to_string(a);
+  GoldenCase& c = NewCase(cases, name + "/int16 " + ShapeToString(shape) + " axes" + axes_text +
+                                     (keep_dims ? " keep" : "") + " seed " + std::to_string(seed));
+  const int in = c.model.AddInput(DataType::kInt16, shape, Q(in_scale));
+  c.model.AddConstInput<int32_t>(DataType::kInt32, {static_cast<int32_t>(axes.size())}, axes);
+  const int out = c.model.AddOutput(DataType::kInt16, {}, Q(out_scale));
+  c.model.SetBuiltinOp(op, version, BuiltinOptions::ReducerOptions,
+                       tflite::CreateReducerOptions(c.model.fbb(), keep_dims).Union());
+  c.Feed<int16_t>(in, DataType::kInt16, shape, Ints<int16_t>(Count(shape), lo, hi, seed));
+  c.Expect(out);
+}
+
+TEST(LiteRtGoldenInt16Test, Reductions) {
+  Cases cases;
+  const Shape s = {2, 3, 5, 4};
+  const int64_t lo = -32768, hi = 32767;
+  uint32_t seed = 700;
+  // MEAN (version 3 for int16): rescaled, same scale, larger out scale.
+  for (auto [si, so] : {std::pair{0.001f, 0.0007f}, std::pair{0.002f, 0.002f}, std::pair{0.0004f, 0.0013f}}) {
+    AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, s, {1, 2}, true, si, so, lo, hi, seed++);
+    AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, s, {-1}, false, si, so, lo, hi, seed++);
+    AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, s, {0, 1, 2, 3}, false, si, so, lo, hi, seed++);
+    AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, s, {0, 2}, true, si, so, lo, hi, seed++);
+  }
+  AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, {1000}, {0}, false, 0.001f, 0.0003f, lo, hi, seed++);
+  AddReduce16(cases, BuiltinOperator::MEAN, "MEAN", 3, {3, 7}, {1}, false, 0.05f, 0.0011f, -200, 200, seed++);
+  // SUM (TFLite gives int16 SUM version 1): out scales that keep most sums
+  // in range, and one that saturates.
+  AddReduce16(cases, BuiltinOperator::SUM, "SUM", 1, s, {2}, false, 0.0005f, 0.003f, lo, hi, seed++);
+  AddReduce16(cases, BuiltinOperator::SUM, "SUM", 1, s, {1, 2}, true, 0.0005f, 0.009f, lo, hi, seed++);
+  AddReduce16(cases, BuiltinOperator::SUM, "SUM", 1, s, {-1}, false, 0.001f, 0.0037f, lo, hi, seed++);
+  AddReduce16(cases, BuiltinOperator::SUM, "SUM", 1, s, {0, 1, 2, 3}, false, 0.0002f, 0.03f, lo, hi, seed++);
+  AddReduce16(cases, BuiltinOperator::SUM, "SUM", 1, s, {0}, true, 0.001f, 0.001f, lo, hi, seed++);
+  // REDUCE_PROD (version 2): values up to +-16.4, two or three factors.
+  AddReduce16(cases, BuiltinOperator::REDUCE_PROD, "REDUCE_PROD", 2, {4, 2, 3}, {1}, false, 0.0005f, 0.01f, lo, hi,
+              seed++);
+  AddReduce16(cases, BuiltinOperator::REDUCE_PROD, "REDUCE_PROD", 2, {4, 2, 3}, {0}, true, 0.0005f, 0.5f, -2000,
+              2000, seed++);
+  AddReduce16(cases, BuiltinOperator::REDUCE_PROD, "REDUCE_PROD", 2, {4, 3, 2}, {-1, 0}, false, 0.0003f, 0.2f, -9000,
+              9000, seed++);
+  AddReduce16(cases, BuiltinOperator::REDUCE_PROD, "REDUCE_PROD", 2, {5, 3}, {1}, false, 0.001f, 0.13f, lo, hi,
+              seed++);
   RunCases(cases);
 }
 

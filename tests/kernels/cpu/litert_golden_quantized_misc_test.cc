@@ -306,5 +306,33 @@ TEST(LiteRtGoldenQuantizedTest, LookupTableActivations) {
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
 }
 
+TEST(LiteRtGoldenQuantizedTest, ReduceProdInt8) {
+  Cases cases;
+  const BuiltinOperator op = BuiltinOperator::REDUCE_PROD;
+  const DataType i8 = DataType::kInt8;
+  uint32_t seed = 600;
+  const Quantization out_a = Q(0.3f, 2), out_b = Q(0.2f, -100), out_c = Q(0.05f, 17);
+  // Values in [-2.6, 2.5]: products of up to 4 of them.
+  AddReduce<int8_t>(cases, op, "REDUCE_PROD", 2, i8, {2, 3, 4}, Q(0.02f, -4), {1}, false, seed++, &out_a);
+  AddReduce<int8_t>(cases, op, "REDUCE_PROD", 2, i8, {2, 3, 4}, Q(0.02f, -4), {-1}, true, seed++, &out_a);
+  AddReduce<int8_t>(cases, op, "REDUCE_PROD", 2, i8, {2, 3, 4}, Q(0.02f, 6), {0, 2}, false, seed++, &out_c);
+  AddReduce<int8_t>(cases, op, "REDUCE_PROD", 2, i8, {3, 2, 2}, Q(0.05f, 0), {0, 1, 2}, false, seed++, &out_a);
+  AddReduce<int8_t>(cases, op, "REDUCE_PROD", 2, i8, {5, 7}, Q(0.1f, 3), {0}, true, seed++, &out_b);
+  {
+    // Values near 1 (0.8 .. 1.27): products of 15 stay in range.
+    auto c = std::make_unique<GoldenCase>("REDUCE_PROD/int8 near one, 15 factors");
+    const Shape s = {2, 3, 4, 5};
+    const int in = c->model.AddInput(i8, s, Q(0.01f, 0));
+    c->model.AddConstInput<int32_t>(DataType::kInt32, {2}, {1, 3});
+    const int out = c->model.AddOutput(i8, {}, Q(0.2f, -100));
+    c->model.SetBuiltinOp(op, 2, tflite::BuiltinOptions::ReducerOptions,
+                          tflite::CreateReducerOptions(c->model.fbb(), false).Union());
+    c->Feed<int8_t>(in, i8, s, Ints<int8_t>(120, 80, 127, seed++));
+    c->Expect(out);
+    cases.push_back(std::move(c));
+  }
+  if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
+}
+
 }  // namespace
 }  // namespace relite

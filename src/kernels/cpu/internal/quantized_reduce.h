@@ -9,6 +9,15 @@
 // into each output. Subtracting n * in_zp exactly before scaling, or adding
 // the zero point after rounding, differs from this in about one output in a
 // few hundred (values near .5), which a LiteRT sweep showed.
+//
+// int16 (zero points 0, as TFLite requires) has no XNNPACK kernel and runs
+// TFLite's builtin ones. The sum s is TFLite's int32 accumulator (wrapping).
+//   MEAN: (M, S) = QuantizeMultiplier(double(in_scale) / double(out_scale));
+//         k = min(floor(log2 n), 32, 31 + S); M' = (int64(M) << k) / n;
+//         out = clamp(MultiplyByQuantizedMultiplier(s, M', S - k))
+//   SUM:  out = clamp(int32(round_half_away(float(s) * float(in_scale / out_scale))))
+// (the reference mean with its fixed-point multiplier; the optimized sum in
+// float).
 #pragma once
 
 #include <algorithm>
@@ -32,6 +41,25 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.input(0), "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.output(0), "output", &out_q));
     const int64_t n = plan().reduced_count;
+    if (ctx.input(0).type == DataType::kInt16) {
+      if (in_q.zero_point != 0 || out_q.zero_point != 0) {
+        return ctx.Error("int16 input and output need zero point 0, have " + std::to_string(in_q.zero_point) +
+                         " and " + std::to_string(out_q.zero_point));
+      }
+      int16_sum_scale_ = in_q.scale / out_q.scale;
+      QuantizedMultiplier m = QuantizeMultiplier(static_cast<double>(in_q.scale) / static_cast<double>(out_q.scale));
+      if (m.shift < -31) return ctx.Unsupported("input/output scales give a rescaling shift beyond 31 bits");
+      if (mean_ && n > 0) {
+        int k = 63 - __builtin_clzll(static_cast<uint64_t>(n));
+        k = std::min(k, 32);
+        k = std::min(k, 31 + m.shift);
+        if (k < 0) return ctx.Unsupported("input/output scales give a rescaling shift beyond 31 bits");
+        m.multiplier = static_cast<int32_t>((static_cast<int64_t>(m.multiplier) << k) / n);
+        m.shift -= k;
+      }
+      int16_mean_multiplier_ = m;
+      return Status::Ok();
+    }
     scale_ = in_q.scale / out_q.scale;
     if (mean_ && n > 0) scale_ *= 1.0f / static_cast<float>(n);
     bias_ = static_cast<float>(out_q.zero_point) - static_cast<float>(n * in_q.zero_point) * scale_;
@@ -42,6 +70,7 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
     switch (ctx.input(0).type) {
       case DataType::kUInt8: Run<uint8_t>(ctx); break;
       case DataType::kInt8: Run<int8_t>(ctx); break;
+      case DataType::kInt16: RunInt16(ctx); break;
       default: return ctx.Error("unexpected input type " + DataTypeName(ctx.input(0).type));
     }
     return Status::Ok();
@@ -49,8 +78,8 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
 
  protected:
   Status CheckType(KernelContext& ctx, DataType type) const override {
-    if (type == DataType::kUInt8 || type == DataType::kInt8) return Status::Ok();
-    return ctx.Unsupported("quantized " + DataTypeName(type) + " input is not supported (uint8, int8)");
+    if (type == DataType::kUInt8 || type == DataType::kInt8 || type == DataType::kInt16) return Status::Ok();
+    return ctx.Unsupported("quantized " + DataTypeName(type) + " input is not supported (uint8, int8, int16)");
   }
 
   size_t ExtraScratchBytes(const ReductionPlan& plan, DataType) const override {
@@ -72,9 +101,35 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
     }
   }
 
+  void RunInt16(KernelContext& ctx) {
+    int64_t* sums = reinterpret_cast<int64_t*>(static_cast<char*>(ctx.scratch()) + extra_scratch_offset());
+    reduce_internal::RunReduction<reduce_internal::SumReducer<uint64_t, uint64_t, int64_t>>(
+        ctx, plan(), ctx.input(0).data_as<int16_t>(), sums, ctx.scratch());
+    int16_t* out = ctx.output(0).data_as<int16_t>();
+    const bool empty = plan().reduced_count == 0;
+    for (int64_t i = 0; i < plan().output_elements; ++i) {
+      // TFLite accumulates in int32, wrapping past 2^31.
+      const auto s = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sums[i])));
+      int32_t v = 0;
+      if (empty) {
+        v = 0;  // an empty reduction: TFLite leaves its zero-filled output
+      } else if (mean_) {
+        v = MultiplyByQuantizedMultiplier(s, int16_mean_multiplier_);
+      } else {
+        // clamped in float first: TFLite's float-to-int32 conversion of an
+        // out-of-range value is undefined
+        const float r = std::round(static_cast<float>(s) * int16_sum_scale_);
+        v = static_cast<int32_t>(std::min(32767.0f, std::max(-32768.0f, r)));
+      }
+      out[i] = static_cast<int16_t>(std::clamp(v, -32768, 32767));
+    }
+  }
+
   bool mean_;
   float scale_ = 1.f;
   float bias_ = 0.f;
+  float int16_sum_scale_ = 1.f;
+  QuantizedMultiplier int16_mean_multiplier_;
 };
 
 // Quantized REDUCE_MAX / REDUCE_MIN (uint8, int8, int16): TFLite requires the

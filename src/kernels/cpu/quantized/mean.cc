@@ -1,4 +1,4 @@
-// Quantized MEAN (uint8, int8): XNNPACK's arithmetic, see
+// Quantized MEAN (uint8, int8: XNNPACK's arithmetic; int16: TFLite's), see
 // internal/quantized_reduce.h.
 #include <memory>
 

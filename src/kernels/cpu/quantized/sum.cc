@@ -1,4 +1,4 @@
-// Quantized SUM (uint8, int8): XNNPACK's arithmetic, see
+// Quantized SUM (uint8, int8: XNNPACK's arithmetic; int16: TFLite's), see
 // internal/quantized_reduce.h.
 #include <memory>
 
