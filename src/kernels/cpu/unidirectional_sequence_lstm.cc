@@ -22,6 +22,7 @@
 
 #include "relite/kernel.h"
 #include "src/core/ops/options.h"
+#include "src/kernels/cpu/internal/hybrid.h"
 #include "src/kernels/cpu/kernels.h"
 
 namespace relite::cpu {
@@ -88,7 +89,7 @@ class FloatLstmKernel final : public Kernel {
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       if (ctx.has_input(i) && ctx.input(i).type != DataType::kFloat32) {
         return ctx.Unsupported("input " + std::to_string(i) + " is " + DataTypeName(ctx.input(i).type) +
-                               "; the float LSTM takes float32 only (hybrid weights are not supported)");
+                               "; the float LSTM takes float32 only (hybrid LSTMs have int8 input_to_output weights)");
       }
     }
     if (ctx.output(0).type != DataType::kFloat32) return ctx.Error("output must be float32");
@@ -278,6 +279,11 @@ StatusOr<std::unique_ptr<Kernel>> CreateUnidirectionalSequenceLstm(const Node& n
   }
   if (node.outputs.size() != 1) {
     return InvalidArgumentError(node.Describe() + ": expected 1 output, got " + std::to_string(node.outputs.size()));
+  }
+  // Hybrid as TFLite tells it (IsHybridOp): float input over quantized
+  // input_to_output weights; that kernel refuses weight types it lacks.
+  if (node.input_type(kInput) == DataType::kFloat32 && node.inputs[4] >= 0 && node.input_type(4) != DataType::kFloat32) {
+    return CreateHybridUnidirectionalSequenceLstm(node);
   }
   const auto* options = GetOptions<tflite::UnidirectionalSequenceLSTMOptions>(node);
   const auto activation = options != nullptr ? options->fused_activation_function() : tflite::ActivationFunctionType::NONE;

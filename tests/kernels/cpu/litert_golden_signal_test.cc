@@ -1,6 +1,7 @@
 // RFFT2D, the complex parts (REAL, IMAG, COMPLEX_ABS), SVDF (float, hybrid,
-// int8, over several Invokes so its state is exercised) and hybrid
-// BATCH_MATMUL against native LiteRT (tests/testing/litert_golden.h).
+// int8, over several Invokes so its state is exercised), hybrid
+// BATCH_MATMUL and UNIDIRECTIONAL_SEQUENCE_LSTM (float and hybrid, state
+// over several Invokes) against native LiteRT (tests/testing/litert_golden.h).
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -257,6 +258,193 @@ TEST(LiteRtGoldenSignalTest, HybridBatchMatMul) {
       cases.push_back(std::move(c));
     }
   }
+  if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
+}
+
+// An UNIDIRECTIONAL_SEQUENCE_LSTM over `invokes` Invokes with a new input
+// sequence each time (the output and cell state are variables carried across).
+struct LstmSpec {
+  std::string name;
+  int batch = 2, time = 4, n_input = 5, n_cell = 6, n_output = 6, invokes = 3;
+  bool hybrid = true, asymmetric = false, time_major = false;
+  bool cifg = false, peephole = false, projection = false, projection_bias = true, layer_norm = false;
+  float cell_clip = 0.f, proj_clip = 0.f;
+  tflite::ActivationFunctionType activation = tflite::ActivationFunctionType::TANH;
+};
+
+void AddLstm(Cases& cases, const LstmSpec& s, uint32_t seed) {
+  auto c = std::make_unique<GoldenCase>(std::string("UNIDIRECTIONAL_SEQUENCE_LSTM/") + (s.hybrid ? "hybrid " : "float ") + s.name);
+  GoldenCase& g = *c;
+  const Shape in_shape = s.time_major ? Shape{s.time, s.batch, s.n_input} : Shape{s.batch, s.time, s.n_input};
+  const int in = g.model.AddInput(DataType::kFloat32, in_shape);
+  // A weight matrix: int8 with one symmetric scale (hybrid) or float.
+  auto weights = [&](const Shape& shape, float scale) {
+    const size_t n = static_cast<size_t>(NumElements(shape));
+    if (s.hybrid) {
+      g.model.AddConstInput<int8_t>(DataType::kInt8, shape, Ints<int8_t>(n, -127, 127, seed++), Quant(scale));
+    } else {
+      g.model.AddConstInput<float>(DataType::kFloat32, shape, Uniform(n, -127 * scale, 127 * scale, seed++));
+    }
+  };
+  auto floats = [&](int n, float lo, float hi) {
+    g.model.AddConstInput<float>(DataType::kFloat32, {n}, Uniform(static_cast<size_t>(n), lo, hi, seed++));
+  };
+  for (int gate = 0; gate < 4; ++gate) {  // 1..4 input-to-gate weights
+    if (gate == 0 && s.cifg) {
+      g.model.AddOptionalInput();
+    } else {
+      weights({s.n_cell, s.n_input}, 0.006f + 0.001f * static_cast<float>(gate));
+    }
+  }
+  for (int gate = 0; gate < 4; ++gate) {  // 5..8 recurrent-to-gate weights
+    if (gate == 0 && s.cifg) {
+      g.model.AddOptionalInput();
+    } else {
+      weights({s.n_cell, s.n_output}, 0.005f + 0.0015f * static_cast<float>(gate));
+    }
+  }
+  for (int gate : {0, 1, 3}) {  // 9..11 peephole (cell-to-gate) weights
+    if (s.peephole && !(gate == 0 && s.cifg)) {
+      weights({s.n_cell}, 0.004f);
+    } else {
+      g.model.AddOptionalInput();
+    }
+  }
+  for (int gate = 0; gate < 4; ++gate) {  // 12..15 gate biases
+    if (gate == 0 && s.cifg) {
+      g.model.AddOptionalInput();
+    } else {
+      floats(s.n_cell, -0.5f, 0.5f);
+    }
+  }
+  if (s.projection) {  // 16, 17
+    weights({s.n_output, s.n_cell}, 0.007f);
+    if (s.projection_bias) {
+      floats(s.n_output, -0.2f, 0.2f);
+    } else {
+      g.model.AddOptionalInput();
+    }
+  } else {
+    g.model.AddOptionalInput();
+    g.model.AddOptionalInput();
+  }
+  g.model.AddVariableInput(DataType::kFloat32, {s.batch, s.n_output});  // 18 output state
+  g.model.AddVariableInput(DataType::kFloat32, {s.batch, s.n_cell});    // 19 cell state
+  for (int gate = 0; gate < 4; ++gate) {                                  // 20..23 layer norm
+    if (s.layer_norm && !(gate == 0 && s.cifg)) {
+      floats(s.n_cell, 0.5f, 1.5f);
+    } else {
+      g.model.AddOptionalInput();
+    }
+  }
+  const int out = g.model.AddOutput(DataType::kFloat32);
+  // v1 float, v2 hybrid, v3 hybrid with asymmetric inputs.
+  const int version = s.hybrid ? (s.asymmetric ? 3 : 2) : 1;
+  g.model.SetBuiltinOp(BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM, version,
+                       tflite::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
+                       tflite::CreateUnidirectionalSequenceLSTMOptions(g.model.fbb(), s.activation, s.cell_clip, s.proj_clip,
+                                                                       s.time_major, s.asymmetric, false)
+                           .Union());
+  const size_t n_in = static_cast<size_t>(NumElements(in_shape));
+  for (int step = 0; step < s.invokes; ++step) {
+    std::vector<float> x = Uniform(n_in, -1.5f, 2.f, seed++);
+    if (step == 1) std::fill(x.begin(), x.begin() + s.n_input, 0.f);  // an all-zero input row
+    if (step == 2 && s.batch * s.time > 1) {
+      std::fill(x.end() - s.n_input, x.end(), 0.f);  // and at another time step / batch row
+    }
+    g.Feed<float>(in, DataType::kFloat32, in_shape, x);
+  }
+  // The integer sums, scales and float additions are TFLite's, in its order;
+  // what differs is sigmoid and tanh: LiteRT evaluates them with Eigen's
+  // rational approximations, relite with the C library's exp and tanh, a few
+  // float ulps apart. Carried through the steps that stays below 5e-7 on
+  // outputs of magnitude <= 2 (measured: 4.8e-7 at most over these cases);
+  // a single input or state value quantized to another int8 step would move
+  // a pre-activation by s * weight_scale >= ~1e-4 here, and outputs by
+  // ~1e-5 or more, so the bound still tells a numerics change from noise.
+  c->Expect(out, 1e-5, 2e-6);
+  cases.push_back(std::move(c));
+}
+
+TEST(LiteRtGoldenSignalTest, UnidirectionalSequenceLstm) {
+  Cases cases;
+  using A = tflite::ActivationFunctionType;
+  uint32_t seed = 500;
+  for (bool asymmetric : {false, true}) {
+    const std::string q = asymmetric ? "asymmetric " : "";
+    LstmSpec s;
+    s.asymmetric = asymmetric;
+    s.name = q + "plain";
+    AddLstm(cases, s, seed += 100);
+    s.name = q + "peephole time-major cell clip";
+    s.peephole = true;
+    s.time_major = true;
+    s.cell_clip = 0.8f;
+    AddLstm(cases, s, seed += 100);
+    s.name = q + "peephole projection proj clip";
+    s.time_major = false;
+    s.cell_clip = 0.f;
+    s.projection = true;
+    s.n_output = 4;
+    s.proj_clip = 0.25f;
+    AddLstm(cases, s, seed += 100);
+    s.name = q + "projection without bias time-major";
+    s.peephole = false;
+    s.projection_bias = false;
+    s.proj_clip = 0.f;
+    s.time_major = true;
+    AddLstm(cases, s, seed += 100);
+    s = LstmSpec{};
+    s.asymmetric = asymmetric;
+    s.name = q + "CIFG peephole layer norm";
+    s.cifg = true;
+    s.peephole = true;
+    s.layer_norm = true;
+    AddLstm(cases, s, seed += 100);
+    s.name = q + "layer norm projection relu6 time-major";
+    s.cifg = false;
+    s.peephole = false;
+    s.projection = true;
+    s.n_output = 3;
+    s.time_major = true;
+    s.activation = A::RELU6;
+    AddLstm(cases, s, seed += 100);
+    s = LstmSpec{};
+    s.asymmetric = asymmetric;
+    s.name = q + "batch 1 input 40 cells 24 outputs 12 time 7";
+    s.batch = 1;
+    s.time = 7;
+    s.n_input = 40;
+    s.n_cell = 24;
+    s.n_output = 12;
+    s.projection = true;
+    s.peephole = true;
+    AddLstm(cases, s, seed += 100);
+    s.name = q + "batch 3 time-major input 33 cells 17";
+    s.batch = 3;
+    s.time = 5;
+    s.n_input = 33;
+    s.n_cell = 17;
+    s.n_output = 17;
+    s.projection = false;
+    s.time_major = true;
+    AddLstm(cases, s, seed += 100);
+  }
+  // The float kernel on the same shapes, for comparison.
+  LstmSpec f;
+  f.hybrid = false;
+  f.name = "peephole projection";
+  f.peephole = true;
+  f.projection = true;
+  f.n_output = 4;
+  AddLstm(cases, f, seed += 100);
+  f.name = "layer norm time-major";
+  f.peephole = false;
+  f.projection = false;
+  f.n_output = 6;
+  f.layer_norm = true;
+  f.time_major = true;
+  AddLstm(cases, f, seed += 100);
   if (std::string why = testing::RunAgainstLiteRt(cases); !why.empty()) GTEST_SKIP() << why;
 }
 

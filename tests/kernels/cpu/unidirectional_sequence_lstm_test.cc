@@ -1,6 +1,9 @@
 // Float UNIDIRECTIONAL_SEQUENCE_LSTM against a double-precision reference
 // LSTM (plain, CIFG, peephole, projection with clipping, layer norm,
-// diagonal recurrent weights, time-major), state persistence, error paths.
+// diagonal recurrent weights, time-major), state persistence, error paths;
+// the hybrid (int8 weights) kernel near the same reference on the
+// dequantized weights, and the hybrid combinations it refuses (its exact
+// numerics are checked against LiteRT in litert_golden_signal_test).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,7 +36,9 @@ struct Spec {
   float cell_clip = 0.f, proj_clip = 0.f;
   std::vector<float> w_x[4], w_h[4], bias[4], peep[4], ln[4], w_proj, b_proj;
   bool state_is_variable = true;
-  bool int8_weights = false;  // hybrid: rejected
+  bool int8_weights = false;  // hybrid: every weight tensor int8(v * 100), scale 0.01
+  bool float_peephole = false;  // hybrid with float peephole weights (refused)
+  bool per_channel = false;   // hybrid with one scale per output row (refused)
 };
 
 Spec RandomSpec(uint64_t seed, bool cifg, bool peephole, bool projection, bool layer_norm, bool diagonal) {
@@ -88,9 +93,11 @@ std::vector<uint8_t> Build(const Spec& s) {
     }
     flatbuffers::Offset<tflite::QuantizationParameters> q = 0;
     if (as_int8) {
-      std::vector<float> sc{0.01f};
-      std::vector<int64_t> zp{0};
-      q = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(sc), fbb.CreateVector(zp));
+      const size_t scales = s.per_channel ? static_cast<size_t>(shape[0]) : 1;
+      std::vector<float> sc(scales, 0.01f);
+      std::vector<int64_t> zp(scales, 0);
+      q = tflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(sc), fbb.CreateVector(zp),
+                                               tflite::QuantizationDetails::NONE, 0, 0);
     }
     const int index = static_cast<int>(tensors.size());
     tensors.push_back(tflite::CreateTensor(fbb, fbb.CreateVector(shape),
@@ -108,11 +115,13 @@ std::vector<uint8_t> Build(const Spec& s) {
     inputs[5 + g] = add(s.diagonal ? std::vector<int32_t>{s.n_cell} : std::vector<int32_t>{s.n_cell, s.n_output}, &s.w_h[g],
                         false, s.int8_weights);
     inputs[12 + g] = add({s.n_cell}, &s.bias[g]);
-    if (s.peephole && g != 2) inputs[g == 0 ? 9 : (g == 1 ? 10 : 11)] = add({s.n_cell}, &s.peep[g]);
+    if (s.peephole && g != 2) {
+      inputs[g == 0 ? 9 : (g == 1 ? 10 : 11)] = add({s.n_cell}, &s.peep[g], false, s.int8_weights && !s.float_peephole);
+    }
     if (s.layer_norm) inputs[20 + g] = add({s.n_cell}, &s.ln[g]);
   }
   if (s.projection) {
-    inputs[16] = add({s.n_output, s.n_cell}, &s.w_proj);
+    inputs[16] = add({s.n_output, s.n_cell}, &s.w_proj, false, s.int8_weights);
     inputs[17] = add({s.n_output}, &s.b_proj);
   }
   const std::vector<float> zeros(static_cast<size_t>(s.batch) * std::max(s.n_cell, s.n_output), 0.f);
@@ -276,14 +285,71 @@ TEST(FloatLstm, StatePersistsAcrossInvokes) {
   EXPECT_EQ(joined, all);
 }
 
-TEST(FloatLstm, HybridWeightsAreRejectedByName) {
-  Spec s = RandomSpec(1, false, false, false, false, false);
+// The weights the hybrid kernel sees, as floats: int8(v * 100) * 0.01.
+Spec Dequantized(Spec s) {
+  for (int g = 0; g < 4; ++g) {
+    for (std::vector<float>* w : {&s.w_x[g], &s.w_h[g], &s.peep[g]}) {
+      for (float& v : *w) v = static_cast<float>(static_cast<int8_t>(v * 100)) * 0.01f;
+    }
+  }
+  for (float& v : s.w_proj) v = static_cast<float>(static_cast<int8_t>(v * 100)) * 0.01f;
+  s.int8_weights = false;
+  return s;
+}
+
+// Hybrid against the double reference on the dequantized weights: they
+// differ only by quantizing x and h to int8 per row at every step (a step of
+// max|row| / 127 <= 2 / 127 on at most 6 + 6 terms with weights <= 0.6, so
+// about 0.03 on a pre-activation at worst, less after the sigmoid and tanh;
+// with projection, o * tanh(c) is quantized too).
+TEST(HybridLstm, NearFloatReferenceOnDequantizedWeights) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Spec s = RandomSpec(seed, seed == 3, seed % 2 == 0, seed == 4, seed == 2, false);
+    s.int8_weights = true;
+    Runner runner;
+    const Status st = runner.Init(s, seed % 2 == 0 ? 2 : 1);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const std::vector<float> x = RandomInput(s, seed);
+    const std::vector<float> got = runner.Run(x), want = Reference(Dequantized(s), x);
+    ASSERT_EQ(got.size(), want.size());
+    double worst = 0;
+    for (size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::fabs(double{got[k]} - want[k]));
+    EXPECT_LT(worst, 0.03) << "seed " << seed;
+    EXPECT_GT(worst, 0.0) << "seed " << seed << ": the inputs were quantized, so some output should move";
+  }
+}
+
+TEST(HybridLstm, DiagonalRecurrentWeightsAreRejectedByName) {
+  Spec s = RandomSpec(1, false, false, false, false, true);
   s.int8_weights = true;
   Runner runner;
   const Status st = runner.Init(s);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("UNIDIRECTIONAL_SEQUENCE_LSTM"), std::string::npos) << st.ToString();
-  EXPECT_NE(st.ToString().find("hybrid"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("diagonal recurrent weights are not supported in the hybrid"), std::string::npos)
+      << st.ToString();
+}
+
+TEST(HybridLstm, PerChannelWeightsAreRejectedByName) {
+  Spec s = RandomSpec(1, false, false, false, false, false);
+  s.int8_weights = true;
+  s.per_channel = true;
+  Runner runner;
+  const Status st = runner.Init(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("UNIDIRECTIONAL_SEQUENCE_LSTM"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("one per-tensor scale"), std::string::npos) << st.ToString();
+}
+
+TEST(HybridLstm, FloatPeepholeWeightsAreRejectedByName) {
+  Spec s = RandomSpec(1, false, true, false, false, false);
+  s.int8_weights = true;
+  s.float_peephole = true;
+  Runner runner;
+  const Status st = runner.Init(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("UNIDIRECTIONAL_SEQUENCE_LSTM"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("(input 9) are float32"), std::string::npos) << st.ToString();
 }
 
 TEST(FloatLstm, StateMustBeVariable) {

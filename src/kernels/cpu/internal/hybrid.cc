@@ -13,32 +13,39 @@ bool IsHybridNode(const Node& node) {
          node.input_type(1) == DataType::kInt8;
 }
 
-float QuantizeSymmetricAsFloats(const float* x, int64_t n, float* out) {
+namespace {
+
+// One group's quantization: q = clamp(round(z + x * inverse)), value (q - z) * scale.
+struct GroupQuantization {
+  float scale = 1.f;
+  float inverse = 0.f;
+  int32_t zero_point = 0;
+  bool all_zero = true;  // q = 0 everywhere, scale 1
+};
+
+GroupQuantization SymmetricParams(const float* x, int64_t n) {
   float lo = 0.f, hi = 0.f;
   for (int64_t i = 0; i < n; ++i) {
     lo = std::min(lo, x[i]);
     hi = std::max(hi, x[i]);
   }
   const float range = std::max(std::fabs(lo), std::fabs(hi));
-  if (range == 0.f) {
-    std::fill(out, out + n, 0.f);
-    return 1.f;
-  }
-  const float inverse = 127.f / range;
-  for (int64_t i = 0; i < n; ++i) out[i] = std::clamp(std::round(x[i] * inverse), -127.f, 127.f);
-  return range / 127.f;
+  GroupQuantization g;
+  if (range == 0.f) return g;
+  g.all_zero = false;
+  g.inverse = 127.f / range;
+  g.scale = range / 127.f;
+  return g;
 }
 
-float QuantizeAsymmetricAsFloats(const float* x, int64_t n, float* out) {
+GroupQuantization AsymmetricParams(const float* x, int64_t n) {
   float lo = 0.f, hi = 0.f;  // the range always holds 0
   for (int64_t i = 0; i < n; ++i) {
     lo = std::min(lo, x[i]);
     hi = std::max(hi, x[i]);
   }
-  if (lo == hi) {
-    std::fill(out, out + n, 0.f);
-    return 1.f;
-  }
+  GroupQuantization g;
+  if (lo == hi) return g;
   // TFLite's nudged zero point: from whichever end of [-128, 127] the
   // rounding error is smaller, computed in double.
   const double qmin = -128, qmax = 127;
@@ -47,12 +54,50 @@ float QuantizeAsymmetricAsFloats(const float* x, int64_t n, float* out) {
   const double error_min = std::fabs(qmin) + std::fabs(lo / scale);
   const double error_max = std::fabs(qmax) + std::fabs(hi / scale);
   const double zero = error_min < error_max ? from_min : from_max;
-  const int zero_point = zero <= qmin ? -128 : zero >= qmax ? 127 : static_cast<int>(std::round(zero));
-  const float inverse = static_cast<float>(1.0 / static_cast<float>(scale));
-  const float z = static_cast<float>(zero_point);
+  g.all_zero = false;
+  g.zero_point = zero <= qmin ? -128 : zero >= qmax ? 127 : static_cast<int>(std::round(zero));
+  g.scale = static_cast<float>(scale);
+  g.inverse = static_cast<float>(1.0 / static_cast<float>(scale));
+  return g;
+}
+
+}  // namespace
+
+float QuantizeSymmetricAsFloats(const float* x, int64_t n, float* out) {
+  const GroupQuantization g = SymmetricParams(x, n);
+  if (g.all_zero) {
+    std::fill(out, out + n, 0.f);
+    return 1.f;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = std::clamp(std::round(x[i] * g.inverse), -127.f, 127.f);
+  return g.scale;
+}
+
+float QuantizeAsymmetricAsFloats(const float* x, int64_t n, float* out) {
+  const GroupQuantization g = AsymmetricParams(x, n);
+  if (g.all_zero) {
+    std::fill(out, out + n, 0.f);
+    return 1.f;
+  }
+  const float z = static_cast<float>(g.zero_point);
   // q - z, with q clamped to the int8 range.
-  for (int64_t i = 0; i < n; ++i) out[i] = std::clamp(std::round(z + x[i] * inverse), -128.f, 127.f) - z;
-  return static_cast<float>(scale);
+  for (int64_t i = 0; i < n; ++i) out[i] = std::clamp(std::round(z + x[i] * g.inverse), -128.f, 127.f) - z;
+  return g.scale;
+}
+
+float QuantizeToInt8(const float* x, int64_t n, bool asymmetric, int8_t* q, int32_t* zero_point) {
+  const GroupQuantization g = asymmetric ? AsymmetricParams(x, n) : SymmetricParams(x, n);
+  *zero_point = g.zero_point;
+  if (g.all_zero) {
+    std::fill(q, q + n, int8_t{0});
+    return 1.f;
+  }
+  const float z = static_cast<float>(g.zero_point);
+  const float lowest = asymmetric ? -128.f : -127.f;
+  for (int64_t i = 0; i < n; ++i) {
+    q[i] = static_cast<int8_t>(std::clamp(std::round(z + x[i] * g.inverse), lowest, 127.f));
+  }
+  return g.scale;
 }
 
 SubstitutedContext::SubstitutedContext(KernelContext& outer, Tensor* input, Tensor* weights)

@@ -33,6 +33,10 @@ bool IsHybridNode(const Node& node);
 // floats; returns the scale s (1 for an all-zero input).
 float QuantizeSymmetricAsFloats(const float* x, int64_t n, float* out);
 float QuantizeAsymmetricAsFloats(const float* x, int64_t n, float* out);
+// The same quantization as int8 values q, with the zero point z in
+// *zero_point (0 when symmetric), for kernels that multiply int8 by int8 and
+// correct with the weights' row sums: sum w * (q - z) = w . q - z * sum w.
+float QuantizeToInt8(const float* x, int64_t n, bool asymmetric, int8_t* q, int32_t* zero_point);
 
 // Runs an inner float kernel with inputs 0 and 1 replaced and the bias
 // (input 2) hidden; everything else goes to the real context.
@@ -123,4 +127,7 @@ StatusOr<std::unique_ptr<Kernel>> CreateHybridFullyConnected(const Node& node);
 StatusOr<std::unique_ptr<Kernel>> CreateHybridConv2D(const Node& node);
 StatusOr<std::unique_ptr<Kernel>> CreateHybridDepthwiseConv2D(const Node& node);
 StatusOr<std::unique_ptr<Kernel>> CreateHybridBatchMatMul(const Node& node);
+// Chosen by CreateUnidirectionalSequenceLstm for float input over int8
+// input_to_output weights (TFLite's IsHybridOp test).
+StatusOr<std::unique_ptr<Kernel>> CreateHybridUnidirectionalSequenceLstm(const Node& node);
 }  // namespace relite::cpu
