@@ -33,6 +33,7 @@ PACKAGES=(
   libstb-dev                                # image decoding for `relite run --input x.jpg`
   libxxhash-dev                             # content hashes (kernel cache, model tokens)
   opencl-c-headers                          # GPU delegate (OpenCL is loaded at run time)
+  libdnnl-dev                               # oneDNN delegate (headers; libdnnl2 is loaded at run time)
   ocl-icd-libopencl1 pocl-opencl-icd        # an OpenCL runtime on machines without a GPU (tests, CI)
   python3 python3-venv                      # test and bench scripts; the LiteRT venv (--tflite)
 )

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "relite/gpu_delegate.h"
+#include "relite/onednn_delegate.h"
 #include "tools/relite/common.h"
 #include "tools/relite/tensor_io.h"
 
@@ -122,6 +123,12 @@ void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int
 // without a GPU partition).
 std::string GpuJson(const Loaded& loaded) {
   if (!loaded.delegate) return "";
+  if (const OnednnDelegateStats o = GetOnednnDelegateStats(*loaded.delegate); o.partitions > 0) {
+    return fmt::format(
+        ", \"onednn\": {{\"partitions\": {}, \"primitives\": {}, \"build_ms\": {:.3f}, \"primitive_create_ms\": {:.3f}, "
+        "\"weight_reorder_ms\": {:.3f}, \"isa\": \"{}\", \"precision\": \"{}\"}}",
+        o.partitions, o.primitives, o.build_ms, o.primitive_create_ms, o.weight_reorder_ms, JsonEscape(o.isa), o.precision);
+  }
   const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
   if (g.partitions == 0) return "";
   return fmt::format(
@@ -196,7 +203,7 @@ Status Bench(const BenchOptions& o) {
         fmt::print("gpu:          {} backend on {}\n", GpuDelegateBackend(*loaded.delegate), device);
       }
       const std::string parts = DelegateInitBreakdown(*loaded.delegate);
-      if (!parts.empty()) fmt::print("  GPU:        {}\n", parts);
+      if (!parts.empty()) fmt::print("  {}\n", parts);
       const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
       if (g.cache_enabled) fmt::print("  cache:      {}\n", g.cache_hits > 0 ? "hit" : "miss");
     }

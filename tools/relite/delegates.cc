@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "relite/gpu_delegate.h"
+#include "relite/onednn_delegate.h"
 
 namespace relite::cli {
 namespace {
@@ -57,7 +58,7 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
   if (flags.precision == "fp16") {
     options.precision = GpuPrecision::kFp16;
   } else if (flags.precision != "fp32") {
-    return InvalidArgumentError(fmt::format("--precision must be fp32 or fp16, got '{}'", flags.precision));
+    return InvalidArgumentError(fmt::format("--precision for the GPU delegate must be fp32 or fp16, got '{}'", flags.precision));
   }
   if (!flags.device.empty()) {
     const bool numeric = std::all_of(flags.device.begin(), flags.device.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -95,9 +96,35 @@ StatusOr<std::unique_ptr<Delegate>> CreateGpuDelegateFromFlags(const DelegateFla
   return delegate;
 }
 
+StatusOr<std::unique_ptr<Delegate>> CreateOnednnDelegateFromFlags(const DelegateFlags& flags) {
+  OnednnDelegateOptions options;
+  if (flags.precision == "bf16") {
+    options.precision = OnednnPrecision::kBf16;
+  } else if (flags.precision != "fp32") {
+    return InvalidArgumentError(fmt::format("--precision for the oneDNN delegate must be fp32 or bf16, got '{}'", flags.precision));
+  }
+  options.force = flags.force;
+  auto delegate = CreateOnednnDelegate(options);
+  if (delegate.ok()) {
+    const OnednnDelegateStats s = GetOnednnDelegateStats(**delegate);
+    const Status available = OnednnDelegateAvailability(**delegate);
+    if (available.ok()) {
+      std::fprintf(stderr, "INFO: oneDNN delegate: %s, ISA %s, %s\n", s.library.c_str(), s.isa.c_str(), s.precision.c_str());
+    } else {
+      std::fprintf(stderr, "INFO: %s; every node stays on the CPU\n", available.message().c_str());
+    }
+  }
+  return delegate;
+}
+
 }  // namespace
 
 std::string DelegateBuildSummary(const Delegate& delegate) {
+  if (const OnednnDelegateStats o = GetOnednnDelegateStats(delegate); o.partitions > 0) {
+    return fmt::format("INFO: oneDNN: {} partition(s), {} primitives per Invoke for {} nodes ({} folded as post-ops, {} "
+                       "boundary reorders), ISA {}",
+                       o.partitions, o.primitives, o.nodes, o.fused_nodes, o.boundary_reorders, o.isa);
+  }
   const GpuDelegateStats s = GetGpuDelegateStats(delegate);
   if (s.partitions == 0) return "";
   std::string line = fmt::format("INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style and {} ADD nodes folded)",
@@ -110,9 +137,15 @@ std::string DelegateBuildSummary(const Delegate& delegate) {
 }
 
 std::string DelegateInitBreakdown(const Delegate& delegate) {
+  if (const OnednnDelegateStats o = GetOnednnDelegateStats(delegate); o.partitions > 0) {
+    return fmt::format("oneDNN: build {:.1f} ms, of which primitive creation (JIT) {:.1f} ms and weight reorders {:.1f} ms "
+                       "({:.1f} MiB of weights)",
+                       o.build_ms, o.primitive_create_ms, o.weight_reorder_ms,
+                       static_cast<double>(o.weight_bytes) / (1024.0 * 1024.0));
+  }
   const GpuDelegateStats s = GetGpuDelegateStats(delegate);
   if (s.partitions == 0) return "";
-  return fmt::format("context {:.1f} ms, compile {:.1f} ms ({} programs), cache load {:.1f} ms ({} programs), tuning {:.1f} ms "
+  return fmt::format("GPU: context {:.1f} ms, compile {:.1f} ms ({} programs), cache load {:.1f} ms ({} programs), tuning {:.1f} ms "
                      "({} launches tuned, {} from the cache), weight upload {:.1f} ms",
                      s.context_ms, s.compile_ms, s.programs_compiled, s.cache_load_ms, s.programs_from_cache, s.tuning_ms,
                      s.launches_tuned, s.launches_tuned_cached, s.upload_ms);
@@ -120,6 +153,8 @@ std::string DelegateInitBreakdown(const Delegate& delegate) {
 
 void RegisterBuiltinDelegates() {
   RegisterDelegate("gpu", "GPU delegate on CUDA or OpenCL (fp32, or fp16 storage with --precision fp16)", CreateGpuDelegateFromFlags);
+  RegisterDelegate("onednn", "oneDNN delegate on the CPU (fp32, or bf16 with --precision bf16 on AVX-512 BF16/AMX)",
+                   CreateOnednnDelegateFromFlags);
 }
 
 }  // namespace relite::cli

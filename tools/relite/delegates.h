@@ -22,6 +22,7 @@ struct DelegateFlags {
   std::string model_token;         // --model-token T
   std::string preference = "fast";  // --inference-preference fast|sustained
   std::string gpu_backend = "auto"; // --gpu-backend auto|opencl|cuda
+  bool force = false;               // --onednn-force
 };
 
 using DelegateFactory = std::function<StatusOr<std::unique_ptr<Delegate>>(const DelegateFlags& flags)>;
@@ -40,10 +41,10 @@ std::vector<DelegateEntry> RegisteredDelegates();
 // when there is none.
 StatusOr<std::unique_ptr<Delegate>> CreateDelegate(const DelegateFlags& flags);
 // One line about what the delegate built (GPU: kernels per Invoke, folded
-// nodes), or empty.
+// nodes; oneDNN: primitives per Invoke, ISA), or empty.
 std::string DelegateBuildSummary(const Delegate& delegate);
-// The GPU delegate's initialisation in parts (context, compile, cache load,
-// tuning, weight upload), or empty.
+// A delegate's initialisation in parts, prefixed by its name ("GPU: context
+// ..., compile ...", "oneDNN: primitives ..., weight reorders ..."), or empty.
 std::string DelegateInitBreakdown(const Delegate& delegate);
 // What this build ships (called once by main).
 void RegisterBuiltinDelegates();

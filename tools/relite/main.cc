@@ -60,6 +60,8 @@ int Main(int argc, char** argv) {
     cmd->add_option("--gpu-backend", flags.gpu_backend,
                     "GPU delegate: auto (default: CUDA on an NVIDIA GPU whose driver loads, else OpenCL), opencl or cuda")
         ->check(CLI::IsMember({"auto", "opencl", "cuda"}));
+    cmd->add_flag("--onednn-force", flags.force,
+                  "oneDNN delegate: take nodes even where the CPU check expects no gain (oneDNN below AVX-512)");
   };
 
   relite::cli::RunOptions run_opts;
@@ -84,8 +86,8 @@ int Main(int argc, char** argv) {
   run->add_option("--dump-tensors", run_opts.dump_tensors,
                   "Keep every intermediate tensor and write each as DIR/tensor_<index>.npy (layer-by-layer diffing)");
   run->add_option("--delegate", run_opts.delegate.name, delegate_help)->type_name("NAME");
-  run->add_option("--precision", run_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
-      ->check(CLI::IsMember({"fp32", "fp16"}));
+  run->add_option("--precision", run_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   add_limit_flags(run, run_opts.limits);
   add_gpu_cache_flags(run, run_opts.delegate);
   run->add_option("--gpu-device", run_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
@@ -98,8 +100,8 @@ int Main(int argc, char** argv) {
   inspect->add_option("--threads,-t", inspect_opts.threads, threads_help)->check(CLI::Range(1, 1024));
   inspect->add_option("--delegate", inspect_opts.delegate.name, delegate_help + "; adds a node-by-node placement table")
       ->type_name("NAME");
-  inspect->add_option("--precision", inspect_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
-      ->check(CLI::IsMember({"fp32", "fp16"}));
+  inspect->add_option("--precision", inspect_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   add_limit_flags(inspect, inspect_opts.limits);
   add_gpu_cache_flags(inspect, inspect_opts.delegate);
   inspect->add_option("--gpu-device", inspect_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
@@ -119,8 +121,8 @@ int Main(int argc, char** argv) {
       ->type_name("N")
       ->check(CLI::Range(1, 100000));
   bench->add_option("--delegate", bench_opts.delegate.name, delegate_help)->type_name("NAME");
-  bench->add_option("--precision", bench_opts.delegate.precision, "GPU delegate precision: fp32 (default) or fp16 (half storage, float arithmetic)")
-      ->check(CLI::IsMember({"fp32", "fp16"}));
+  bench->add_option("--precision", bench_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   add_limit_flags(bench, bench_opts.limits);
   add_gpu_cache_flags(bench, bench_opts.delegate);
   bench->add_option("--gpu-device", bench_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
@@ -148,13 +150,13 @@ int Main(int argc, char** argv) {
   diff->add_option("--seed", diff_opts.seed, "Seed of the pseudo-random inputs (default 1)");
   diff->add_option("--delegate", diff_opts.delegate.name, "Test configuration: " + delegate_help)->type_name("NAME");
   diff->add_option("--precision", diff_opts.delegate.precision, "Test configuration: GPU precision fp32|fp16")
-      ->check(CLI::IsMember({"fp32", "fp16"}));
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   diff->add_option("--gpu-device", diff_opts.delegate.device, "Test configuration: GPU device")->type_name("N|NAME");
   diff->add_option("--threads,-t", diff_opts.threads, "Test configuration: " + threads_help)->check(CLI::Range(1, 1024));
   diff->add_option("--ref-delegate", diff_opts.ref_delegate.name, "Reference configuration's delegate (default: CPU only)")
       ->type_name("NAME");
   diff->add_option("--ref-precision", diff_opts.ref_delegate.precision, "Reference configuration: GPU precision")
-      ->check(CLI::IsMember({"fp32", "fp16"}));
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   diff->add_option("--ref-threads", diff_opts.ref_threads, "Reference configuration's threads (default: as the test's)")
       ->check(CLI::Range(1, 1024));
   diff->add_option("--atol", diff_opts.atol, "Bound: |a - b| <= atol + rtol * |b| (default 1e-3)");

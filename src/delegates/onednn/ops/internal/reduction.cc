@@ -1,0 +1,69 @@
+// MEAN / SUM -> reduction over the constant axes; without keep_dims the
+// result's plain bytes are viewed under the output's smaller rank.
+#include <set>
+
+#include <fmt/format.h>
+
+#include "src/core/ops/options.h"
+#include "src/delegates/onednn/ops/ops.h"
+
+namespace relite::onednn {
+
+Status BuildReduction(OpContext& ctx, dnnl_alg_kind_t alg) {
+  RELITE_RETURN_IF_ERROR(ctx.RequireFloat({0}));
+  RELITE_RETURN_IF_ERROR(ctx.RequireConstant(1, "the axes"));
+  const Tensor& axes = ctx.input(1);
+  if (axes.type != DataType::kInt32) return ctx.Refuse("the axes must be int32");
+  const Shape& x = ctx.input(0).shape;
+  const Shape& y = ctx.output(0).shape;
+  const int rank = static_cast<int>(x.size());
+  if (rank < 1 || rank > 5) return ctx.Refuse("the input must have rank 1 to 5");
+  std::set<int> reduced;
+  const int32_t* a = static_cast<const int32_t*>(axes.data);
+  for (int64_t i = 0; i < NumElements(axes.shape); ++i) {
+    const int axis = a[i] < 0 ? a[i] + rank : a[i];
+    if (axis < 0 || axis >= rank) return ctx.Refuse(fmt::format("axis {} is out of range for rank {}", a[i], rank));
+    reduced.insert(axis);
+  }
+  bool keep_dims = false;
+  if (const auto* options = GetOptions<tflite::ReducerOptions>(ctx.node())) keep_dims = options->keep_dims();
+  Shape kept = x, dropped;
+  for (int i = 0; i < rank; ++i) {
+    if (reduced.count(i)) {
+      kept[static_cast<size_t>(i)] = 1;
+    } else {
+      dropped.push_back(x[static_cast<size_t>(i)]);
+    }
+  }
+  if (y != (keep_dims ? kept : dropped)) {
+    return ctx.Refuse(fmt::format("the output is declared {}, the axes give {}", ShapeToString(y),
+                                  ShapeToString(keep_dims ? kept : dropped)));
+  }
+  if (y.empty()) return ctx.Refuse("a reduction to a scalar is not supported");
+  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, ctx.InputDesc(0));
+  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, ctx.PlainDesc(kept, src.data_type));
+  dnnl_reduction_desc_t desc;
+  if (ctx.api().dnnl_reduction_desc_init(&desc, alg, &src, &dst, 0.0f, 0.0f) != dnnl_success) {
+    return ctx.Refuse("oneDNN rejects the reduction");
+  }
+  RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "reduction"));
+  auto in = ctx.InputArg(0, src);
+  StatusOr<int> out = in.status();
+  if (in.ok()) {
+    if (keep_dims) {
+      out = ctx.OutputArg(0, dst);
+    } else {
+      out = ctx.TempArg(dst);
+      auto view = out.ok() ? ctx.PlainDesc(y, src.data_type) : out.status();
+      Status s = view.ok() ? ctx.OutputView(0, *out, *view) : view.status();
+      if (!s.ok()) out = s;
+    }
+  }
+  if (!out.ok()) {
+    ctx.api().dnnl_primitive_desc_destroy(pd);
+    return out.status();
+  }
+  return ctx.Add(pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+}
+
+}  // namespace relite::onednn

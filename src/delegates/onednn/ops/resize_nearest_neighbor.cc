@@ -1,0 +1,46 @@
+// RESIZE_NEAREST_NEIGHBOR by whole factors -> nearest resampling. oneDNN
+// picks source round((dst + 0.5) / f - 0.5), which is TFLite's floor(dst / f)
+// when f is a whole number (TFLite's default, no align_corners or
+// half_pixel_centers); other cases stay on the CPU.
+#include <fmt/format.h>
+
+#include "src/core/ops/options.h"
+#include "src/delegates/onednn/ops/ops.h"
+
+namespace relite::onednn {
+
+Status BuildResizeNearestNeighbor(OpContext& ctx) {
+  RELITE_RETURN_IF_ERROR(ctx.RequireFloat({0}));
+  const auto* options = GetOptions<tflite::ResizeNearestNeighborOptions>(ctx.node());
+  if (options != nullptr && (options->align_corners() || options->half_pixel_centers())) {
+    return ctx.Refuse("align_corners and half_pixel_centers are not supported");
+  }
+  const Shape& x = ctx.input(0).shape;
+  const Shape& y = ctx.output(0).shape;
+  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[3] != y[3]) return ctx.Refuse("input and output must be 4-D, same batch and depth");
+  if (y[1] % x[1] != 0 || y[2] % x[2] != 0) {
+    return ctx.Refuse(fmt::format("{} to {} is not an upscaling by whole factors", ShapeToString(x), ShapeToString(y)));
+  }
+  if (ctx.has_input(1)) {
+    RELITE_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInts(1, "the size"));
+    if (size.size() != 2 || size[0] != y[1] || size[1] != y[2]) return ctx.Refuse("the size does not match the declared output");
+  }
+  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, ctx.InputDesc(0));
+  const dnnl_dims_t dst_dims = {y[0], y[3], y[1], y[2]};
+  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, ctx.AnyDesc(4, dst_dims, src.data_type));
+  dnnl_resampling_desc_t desc;
+  if (ctx.api().dnnl_resampling_forward_desc_init(&desc, dnnl_forward_inference, dnnl_resampling_nearest, nullptr, &src,
+                                                  &dst) != dnnl_success) {
+    return ctx.Refuse("oneDNN rejects the resampling");
+  }
+  RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "resampling"));
+  auto in = ctx.InputArg(0, src);
+  auto out = in.ok() ? ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md)) : in.status();
+  if (!out.ok()) {
+    ctx.api().dnnl_primitive_desc_destroy(pd);
+    return out.status();
+  }
+  return ctx.Add(pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+}
+
+}  // namespace relite::onednn

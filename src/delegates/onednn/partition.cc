@@ -1,0 +1,555 @@
+#include "src/delegates/onednn/partition.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace relite::onednn {
+
+StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph,
+                                                     const DelegatePartition& partition, BuildStats* stats);
+
+namespace {
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The support check: plain layouts, descriptors only.
+class CheckContext final : public OpContext {
+ public:
+  CheckContext(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph, const Node& node)
+      : engine_(engine), graph_(graph), node_(node) {}
+
+  const Node& node() const override { return node_; }
+  const DelegateGraph& graph() const override { return graph_; }
+  const DnnlApi& api() const override { return *engine_->api; }
+  dnnl_engine_t engine() const override { return engine_->engine; }
+  bool checking() const override { return true; }
+  dnnl_data_type_t compute_type() const override { return engine_->compute; }
+  const NodeFusion& fusion() const override { return fusion_; }
+
+  StatusOr<dnnl_memory_desc_t> InputDesc(int i) override { return TensorDesc(node_.inputs[static_cast<size_t>(i)]); }
+  StatusOr<dnnl_memory_desc_t> TensorDesc(int tensor) override {
+    const Tensor& t = graph_.tensor(tensor);
+    return PlainDesc(t.shape, graph_.is_constant(tensor) ? dnnl_f32 : engine_->compute);
+  }
+  StatusOr<int> InputArg(int, const dnnl_memory_desc_t&) override { return -1; }
+  StatusOr<int> TensorArg(int, const dnnl_memory_desc_t&) override { return -1; }
+  StatusOr<int> ConstantArg(const void*, const dnnl_memory_desc_t&, const dnnl_memory_desc_t&) override { return -1; }
+  StatusOr<int> OutputArg(int, const dnnl_memory_desc_t&) override { return -1; }
+  Status OutputView(int, int, const dnnl_memory_desc_t&) override { return Status::Ok(); }
+  StatusOr<int> TempArg(const dnnl_memory_desc_t&) override { return -1; }
+  Status CopyInto(int, int) override { return Status::Ok(); }
+  StatusOr<int> ZeroArg(const dnnl_memory_desc_t&) override { return -1; }
+  StatusOr<int> ViewArg(int, const dnnl_memory_desc_t&) override { return -1; }
+  Status Add(dnnl_primitive_desc_t pd, std::vector<std::pair<int, int>>) override {
+    api().dnnl_primitive_desc_destroy(pd);
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<Engine> engine_;
+  const DelegateGraph& graph_;
+  const Node& node_;
+  NodeFusion fusion_;
+};
+
+// A memory of the partition: oneDNN-allocated, or a boundary tensor's CPU
+// buffer (its handle set at each Invoke), or a view of another memory.
+struct Memory {
+  dnnl_memory_t mem = nullptr;
+  dnnl_memory_desc_t md{};
+  int input_slot = -1, output_slot = -1;  // boundary
+  int parent = -1;                        // a view of memory `parent`
+};
+
+struct Step {
+  dnnl_primitive_t primitive = nullptr;
+  std::vector<dnnl_exec_arg_t> args;
+  std::string what;  // "CONV_2D node 3" for errors
+};
+
+class PartitionKernel final : public Kernel {
+ public:
+  PartitionKernel(std::shared_ptr<Engine> engine, int id) : engine_(std::move(engine)), id_(id) {}
+  ~PartitionKernel() override {
+    const DnnlApi& api = *engine_->api;
+    for (Step& s : steps_) api.dnnl_primitive_destroy(s.primitive);
+    for (Memory& m : memories_) {
+      if (m.mem != nullptr) api.dnnl_memory_destroy(m.mem);
+    }
+    if (stream_ != nullptr) api.dnnl_stream_destroy(stream_);
+  }
+
+  Status Prepare(KernelContext& ctx) override {
+    for (size_t i = 0; i < input_shapes_.size(); ++i) {
+      const Tensor& x = ctx.input(static_cast<int>(i));
+      if (x.shape != input_shapes_[i]) {
+        return UnimplementedError(fmt::format(
+            "oneDNN partition {}: input tensor {} has shape {}, but the partition was built for {}; resize inputs "
+            "before applying the oneDNN delegate",
+            id_, ctx.node().inputs[i], ShapeToString(x.shape), ShapeToString(input_shapes_[i])));
+      }
+    }
+    for (size_t j = 0; j < output_shapes_.size(); ++j) {
+      RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(static_cast<int>(j), output_shapes_[j]));
+    }
+    return Status::Ok();
+  }
+
+  Status Eval(KernelContext& ctx) override {
+    const DnnlApi& api = *engine_->api;
+    for (Memory& m : memories_) {
+      const int boundary = m.input_slot >= 0 || m.output_slot >= 0 ? static_cast<int>(&m - memories_.data())
+                           : (m.parent >= 0 && IsBoundary(m.parent)) ? m.parent
+                                                                     : -1;
+      if (boundary < 0) continue;
+      if (api.dnnl_memory_set_data_handle(m.mem, BoundaryHandle(ctx, boundary)) != dnnl_success) {
+        return InternalError(fmt::format("oneDNN partition {}: cannot bind a boundary tensor", id_));
+      }
+    }
+    if (api.omp_set_num_threads != nullptr) {
+      api.omp_set_num_threads(engine_->threads > 0 ? engine_->threads : std::max(1, ctx.num_threads()));
+    }
+    for (const Step& s : steps_) {
+      const dnnl_status_t st =
+          api.dnnl_primitive_execute(s.primitive, stream_, static_cast<int>(s.args.size()), s.args.data());
+      if (st != dnnl_success) {
+        return InternalError(fmt::format("oneDNN partition {}: {} failed: {}", id_, s.what, DnnlStatusName(st)));
+      }
+    }
+    const dnnl_status_t st = api.dnnl_stream_wait(stream_);
+    if (st != dnnl_success) return InternalError(fmt::format("oneDNN partition {}: {}", id_, DnnlStatusName(st)));
+    return Status::Ok();
+  }
+
+  bool IsBoundary(int m) const {
+    const Memory& x = memories_[static_cast<size_t>(m)];
+    return x.input_slot >= 0 || x.output_slot >= 0;
+  }
+  void* BoundaryHandle(KernelContext& ctx, int m) const {
+    const Memory& x = memories_[static_cast<size_t>(m)];
+    if (x.input_slot >= 0) return const_cast<void*>(static_cast<const void*>(ctx.input(x.input_slot).data));
+    return ctx.output(x.output_slot).data;
+  }
+
+  std::shared_ptr<Engine> engine_;
+  int id_;
+  dnnl_stream_t stream_ = nullptr;
+  std::vector<Memory> memories_;
+  std::vector<Step> steps_;
+  std::vector<Shape> input_shapes_, output_shapes_;
+};
+
+// The partition build: actual layouts, memories and primitives.
+class BuildContext final : public OpContext {
+ public:
+  BuildContext(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph, PartitionKernel& kernel,
+               BuildStats& stats)
+      : engine_(engine), graph_(graph), k_(kernel), stats_(stats) {}
+
+  void SetNode(const Node* node, const NodeFusion* fusion) {
+    node_ = node;
+    fusion_ = fusion;
+  }
+
+  const Node& node() const override { return *node_; }
+  const DelegateGraph& graph() const override { return graph_; }
+  const DnnlApi& api() const override { return *engine_->api; }
+  dnnl_engine_t engine() const override { return engine_->engine; }
+  bool checking() const override { return false; }
+  dnnl_data_type_t compute_type() const override { return engine_->compute; }
+  const NodeFusion& fusion() const override { return *fusion_; }
+
+  // The memories of tensor t at its own rank: the first as produced, then
+  // reordered copies and views.
+  std::map<int, std::vector<int>>& values() { return values_; }
+  const dnnl_memory_desc_t& md(int m) const { return k_.memories_[static_cast<size_t>(m)].md; }
+
+  StatusOr<dnnl_memory_desc_t> InputDesc(int i) override { return TensorDesc(node_->inputs[static_cast<size_t>(i)]); }
+  StatusOr<dnnl_memory_desc_t> TensorDesc(int tensor) override {
+    auto it = values_.find(tensor);
+    if (it != values_.end()) return md(it->second.front());
+    const Tensor& t = graph_.tensor(tensor);
+    if (graph_.is_constant(tensor)) return PlainDesc(t.shape, dnnl_f32);
+    return InternalError(fmt::format("oneDNN partition: tensor {} ('{}') has no producer in the partition", tensor, t.name));
+  }
+
+  StatusOr<int> InputArg(int i, const dnnl_memory_desc_t& want) override {
+    return TensorArg(node_->inputs[static_cast<size_t>(i)], want);
+  }
+
+  StatusOr<int> TensorArg(int tensor, const dnnl_memory_desc_t& want) override {
+    const Tensor& t = graph_.tensor(tensor);
+    auto it = values_.find(tensor);
+    if (it == values_.end()) {
+      if (!graph_.is_constant(tensor)) {
+        return InternalError(fmt::format("oneDNN partition: tensor {} ('{}') has no producer", tensor, t.name));
+      }
+      // A constant: its bytes reordered once into each layout asked for.
+      std::vector<int>& cached = constants_[tensor];
+      for (int m : cached) {
+        if (api().dnnl_memory_desc_equal(&md(m), &want)) return m;
+      }
+      RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t user, PlainDesc(t.shape, dnnl_f32, want.ndims));
+      RELITE_ASSIGN_OR_RETURN(int m, ConstantArg(t.data, user, want));
+      constants_[tensor].push_back(m);
+      return m;
+    }
+    for (int m : it->second) {
+      if (api().dnnl_memory_desc_equal(&md(m), &want)) return m;
+    }
+    int from = it->second.front();
+    if (md(from).ndims != want.ndims) {
+      // Broadcast to a higher rank: the plain bytes at the tensor's own
+      // rank, viewed at the other (the same bytes), then as asked.
+      RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, PlainDesc(t.shape, want.data_type));
+      RELITE_ASSIGN_OR_RETURN(int p, TensorArg(tensor, plain));
+      RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t wide, PlainDesc(t.shape, want.data_type, want.ndims));
+      RELITE_ASSIGN_OR_RETURN(int v, ViewArg(p, wide));
+      if (api().dnnl_memory_desc_equal(&wide, &want)) return v;
+      from = v;
+    }
+    // Held otherwise: a reorder step, once, shared by every consumer.
+    RELITE_ASSIGN_OR_RETURN(int to, NewMemory(want));
+    RELITE_RETURN_IF_ERROR(AddReorder(from, to, fmt::format("reorder of tensor {}", tensor)));
+    const Memory& src = k_.memories_[static_cast<size_t>(from)];
+    if (k_.IsBoundary(from) || (src.parent >= 0 && k_.IsBoundary(src.parent))) ++stats_.boundary_reorders;
+    if (want.ndims == md(it->second.front()).ndims) values_[tensor].push_back(to);
+    return to;
+  }
+
+  StatusOr<int> ConstantArg(const void* data, const dnnl_memory_desc_t& user_md, const dnnl_memory_desc_t& want) override {
+    const auto start = std::chrono::steady_clock::now();
+    dnnl_memory_t user = nullptr;
+    if (api().dnnl_memory_create(&user, &user_md, engine(), const_cast<void*>(data)) != dnnl_success) {
+      return InternalError("oneDNN: cannot wrap a constant");
+    }
+    auto to = NewMemory(want);
+    Status s = to.ok() ? Status::Ok() : to.status();
+    if (s.ok()) {
+      dnnl_primitive_desc_t pd = nullptr;
+      dnnl_primitive_t reorder = nullptr;
+      dnnl_status_t st = api().dnnl_reorder_primitive_desc_create(&pd, &user_md, engine(), &want, engine(), nullptr);
+      if (st == dnnl_success) st = api().dnnl_primitive_create(&reorder, pd);
+      if (st == dnnl_success) {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, k_.memories_[static_cast<size_t>(*to)].mem}};
+        st = api().dnnl_primitive_execute(reorder, k_.stream_, 2, args);
+        if (st == dnnl_success) st = api().dnnl_stream_wait(k_.stream_);
+      }
+      if (reorder != nullptr) api().dnnl_primitive_destroy(reorder);
+      if (pd != nullptr) api().dnnl_primitive_desc_destroy(pd);
+      if (st != dnnl_success) s = InternalError(fmt::format("oneDNN: reordering weights failed: {}", DnnlStatusName(st)));
+    }
+    api().dnnl_memory_destroy(user);
+    stats_.weight_reorder_ms += MsSince(start);
+    if (!s.ok()) return s;
+    stats_.weight_bytes += api().dnnl_memory_desc_get_size(&want);
+    return *to;
+  }
+
+  StatusOr<int> OutputArg(int j, const dnnl_memory_desc_t& want) override {
+    RELITE_ASSIGN_OR_RETURN(int m, NewMemory(want));
+    values_[OutputTensor(j)] = {m};
+    return m;
+  }
+
+  Status OutputView(int j, int arg, const dnnl_memory_desc_t& want) override {
+    RELITE_ASSIGN_OR_RETURN(int m, ViewArg(arg, want));
+    values_[OutputTensor(j)] = {m};
+    return Status::Ok();
+  }
+
+  StatusOr<int> TempArg(const dnnl_memory_desc_t& want) override { return NewMemory(want); }
+
+  Status CopyInto(int tensor, int arg) override {
+    RELITE_ASSIGN_OR_RETURN(int from, TensorArg(tensor, md(arg)));
+    return AddReorder(from, arg, fmt::format("copy of tensor {} for a sum post-op", tensor));
+  }
+
+  StatusOr<int> ZeroArg(const dnnl_memory_desc_t& want) override {
+    RELITE_ASSIGN_OR_RETURN(int m, NewMemory(want));
+    void* p = nullptr;
+    api().dnnl_memory_get_data_handle(k_.memories_[static_cast<size_t>(m)].mem, &p);
+    if (p != nullptr) std::memset(p, 0, api().dnnl_memory_desc_get_size(&want));
+    return m;
+  }
+
+  StatusOr<int> ViewArg(int arg, const dnnl_memory_desc_t& want) override {
+    // Views are of a memory that owns its bytes (or a boundary one).
+    while (k_.memories_[static_cast<size_t>(arg)].parent >= 0) arg = k_.memories_[static_cast<size_t>(arg)].parent;
+    void* handle = nullptr;
+    if (!k_.IsBoundary(arg)) api().dnnl_memory_get_data_handle(k_.memories_[static_cast<size_t>(arg)].mem, &handle);
+    Memory m;
+    m.md = want;
+    m.parent = arg;
+    if (api().dnnl_memory_create(&m.mem, &want, engine(), handle) != dnnl_success) {
+      return InternalError("oneDNN: cannot create a view of a memory");
+    }
+    k_.memories_.push_back(m);
+    return static_cast<int>(k_.memories_.size() - 1);
+  }
+
+  Status Add(dnnl_primitive_desc_t pd, std::vector<std::pair<int, int>> args) override {
+    const auto start = std::chrono::steady_clock::now();
+    Step step;
+    const dnnl_status_t st = api().dnnl_primitive_create(&step.primitive, pd);
+    api().dnnl_primitive_desc_destroy(pd);
+    stats_.primitive_create_ms += MsSince(start);
+    if (st != dnnl_success) {
+      return InternalError(fmt::format("{}: oneDNN could not create its primitive: {}", node_->Describe(), DnnlStatusName(st)));
+    }
+    for (const auto& [index, m] : args) step.args.push_back({index, k_.memories_[static_cast<size_t>(m)].mem});
+    step.what = node_->Describe();
+    k_.steps_.push_back(std::move(step));
+    ++stats_.primitives;
+    return Status::Ok();
+  }
+
+  StatusOr<int> NewMemory(const dnnl_memory_desc_t& want) {
+    Memory m;
+    m.md = want;
+    if (api().dnnl_memory_create(&m.mem, &want, engine(), DNNL_MEMORY_ALLOCATE) != dnnl_success) {
+      return ResourceExhaustedError(fmt::format("oneDNN: cannot allocate {} bytes", api().dnnl_memory_desc_get_size(&want)));
+    }
+    k_.memories_.push_back(m);
+    return static_cast<int>(k_.memories_.size() - 1);
+  }
+
+  StatusOr<int> NewBoundary(const dnnl_memory_desc_t& want, int input_slot, int output_slot) {
+    Memory m;
+    m.md = want;
+    m.input_slot = input_slot;
+    m.output_slot = output_slot;
+    if (api().dnnl_memory_create(&m.mem, &want, engine(), DNNL_MEMORY_NONE) != dnnl_success) {
+      return InternalError("oneDNN: cannot describe a boundary tensor");
+    }
+    k_.memories_.push_back(m);
+    return static_cast<int>(k_.memories_.size() - 1);
+  }
+
+  Status AddReorder(int from, int to, const std::string& what) {
+    const auto start = std::chrono::steady_clock::now();
+    dnnl_primitive_desc_t pd = nullptr;
+    Step step;
+    dnnl_status_t st = api().dnnl_reorder_primitive_desc_create(&pd, &md(from), engine(), &md(to), engine(), nullptr);
+    if (st == dnnl_success) st = api().dnnl_primitive_create(&step.primitive, pd);
+    if (pd != nullptr) api().dnnl_primitive_desc_destroy(pd);
+    stats_.primitive_create_ms += MsSince(start);
+    if (st != dnnl_success) return InternalError(fmt::format("oneDNN: {}: no reorder ({})", what, DnnlStatusName(st)));
+    step.args = {{DNNL_ARG_FROM, k_.memories_[static_cast<size_t>(from)].mem},
+                 {DNNL_ARG_TO, k_.memories_[static_cast<size_t>(to)].mem}};
+    step.what = what;
+    k_.steps_.push_back(std::move(step));
+    ++stats_.primitives;
+    return Status::Ok();
+  }
+
+ private:
+  int OutputTensor(int j) const {
+    if (j == 0 && fusion_->output_tensor >= 0) return fusion_->output_tensor;
+    return node_->outputs[static_cast<size_t>(j)];
+  }
+
+  std::shared_ptr<Engine> engine_;
+  const DelegateGraph& graph_;
+  PartitionKernel& k_;
+  BuildStats& stats_;
+  const Node* node_ = nullptr;
+  const NodeFusion* fusion_ = nullptr;
+  std::map<int, std::vector<int>> values_;
+  std::map<int, std::vector<int>> constants_;
+};
+
+// Producers that take post-ops: convolutions, and FULLY_CONNECTED with a
+// 2-D result (its destination is described at that rank).
+bool TakesPostOps(const DelegateGraph& graph, const Node& n) {
+  if (n.outputs.size() != 1) return false;
+  return n.op_name == "CONV_2D" || n.op_name == "DEPTHWISE_CONV_2D" ||
+         (n.op_name == "FULLY_CONNECTED" && graph.tensor(n.outputs[0]).shape.size() == 2);
+}
+
+// The eltwise post-op that stands for an activation node, if any.
+bool ActivationNodePostOp(const Node& n, PostOp* out) {
+  *out = PostOp();
+  if (n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  if (n.op_name == "RELU") return ActivationPostOp(Activation::kRelu, out);
+  if (n.op_name == "RELU6") return ActivationPostOp(Activation::kRelu6, out);
+  if (n.op_name == "RELU_N1_TO_1") return ActivationPostOp(Activation::kReluN1To1, out);
+  if (n.op_name == "TANH") return ActivationPostOp(Activation::kTanh, out);
+  if (n.op_name == "LOGISTIC") {
+    out->alg = dnnl_eltwise_logistic;
+    return true;
+  }
+  if (n.op_name == "HARD_SWISH") {
+    out->alg = dnnl_eltwise_hardswish;
+    return true;
+  }
+  return false;
+}
+
+// Plans post-op fusion: a convolution (or FC) whose result only one node
+// reads takes a following residual ADD (a binary post-op) and activation
+// nodes (eltwise post-ops), chained.
+std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegatePartition& partition) {
+  std::map<int, int> readers;  // tensor -> reading nodes in the whole graph
+  for (int n = 0; n < graph.num_nodes(); ++n) {
+    std::set<int> seen;
+    for (int t : graph.node(n).inputs) {
+      if (t >= 0 && seen.insert(t).second) ++readers[t];
+    }
+  }
+  std::map<int, size_t> position;  // node -> its place in the partition
+  for (size_t i = 0; i < partition.nodes.size(); ++i) position[partition.nodes[i]] = i;
+  std::set<int> boundary_out(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> producer, reader_of;  // inside the partition
+  for (int n : partition.nodes) {
+    for (int t : graph.node(n).outputs) producer[t] = n;
+    for (int t : graph.node(n).inputs) {
+      if (t >= 0) reader_of[t] = n;
+    }
+  }
+  std::map<int, NodeFusion> plan;
+  std::set<int> absorbed;
+  for (int p : partition.nodes) {
+    if (absorbed.count(p) || !TakesPostOps(graph, graph.node(p))) continue;
+    NodeFusion f;
+    int t = graph.node(p).outputs[0];
+    bool took_add = false;
+    while (true) {
+      if (readers[t] != 1 || boundary_out.count(t) || graph.is_graph_output(t)) break;
+      auto r = reader_of.find(t);
+      if (r == reader_of.end() || absorbed.count(r->second)) break;
+      const Node& next = graph.node(r->second);
+      if (next.outputs.size() != 1 || graph.tensor(next.outputs[0]).type != DataType::kFloat32) break;
+      PostOp op;
+      if (next.op_name == "ADD" && !took_add && next.inputs.size() == 2) {
+        const int other = next.inputs[0] == t ? next.inputs[1] : next.inputs[0];
+        if (other == t || other < 0 || graph.tensor(other).shape != graph.tensor(t).shape ||
+            graph.tensor(other).type != DataType::kFloat32) {
+          break;
+        }
+        // The operand must exist before the producer runs: made outside
+        // the partition, a constant, or by an earlier node.
+        auto made = producer.find(other);
+        if (made != producer.end() && position[made->second] > position[p]) break;
+        auto act = ParseFusedActivation(next);
+        if (!act.ok()) break;
+        PostOp act_op;
+        const bool has_act = *act != Activation::kNone;
+        if (has_act && !ActivationPostOp(*act, &act_op)) break;
+        op.binary = true;
+        op.alg = dnnl_binary_add;
+        op.tensor = other;
+        f.post_ops.push_back(op);
+        if (has_act) f.post_ops.push_back(act_op);
+        took_add = true;
+      } else if (ActivationNodePostOp(next, &op) && next.inputs[0] == t) {
+        f.post_ops.push_back(op);
+      } else {
+        break;
+      }
+      f.absorbed_nodes.push_back(r->second);
+      absorbed.insert(r->second);
+      t = next.outputs[0];
+    }
+    if (!f.absorbed_nodes.empty()) {
+      f.output_tensor = t;
+      plan[p] = std::move(f);
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph,
+                                                     const DelegatePartition& partition, BuildStats* stats) {
+  const auto start = std::chrono::steady_clock::now();
+  const DnnlApi& api = *engine->api;
+  auto kernel = std::make_unique<PartitionKernel>(engine, partition.id);
+  if (api.dnnl_stream_create(&kernel->stream_, engine->engine, dnnl_stream_default_flags) != dnnl_success) {
+    return InternalError("oneDNN: cannot create a stream");
+  }
+  BuildStats local;
+  BuildContext ctx(engine, graph, *kernel, local);
+  // Boundary inputs: the CPU's float32 buffers, plain.
+  for (size_t i = 0; i < partition.inputs.size(); ++i) {
+    const int t = partition.inputs[i];
+    kernel->input_shapes_.push_back(graph.tensor(t).shape);
+    if (graph.is_constant(t)) continue;  // reordered from its bytes where used
+    RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t md, ctx.PlainDesc(graph.tensor(t).shape, dnnl_f32));
+    RELITE_ASSIGN_OR_RETURN(int m, ctx.NewBoundary(md, static_cast<int>(i), -1));
+    ctx.values()[t] = {m};
+  }
+  std::map<int, NodeFusion> fusion = PlanFusion(graph, partition);
+  std::set<int> skip;
+  for (const auto& [p, f] : fusion) skip.insert(f.absorbed_nodes.begin(), f.absorbed_nodes.end());
+  const NodeFusion none;
+  for (int n : partition.nodes) {
+    if (skip.count(n)) continue;
+    const Node& node = graph.node(n);
+    std::string reason;
+    OpBuild build = FindOpBuild(node, &reason);
+    if (build == nullptr) return InternalError(fmt::format("{}: {}", node.Describe(), reason));
+    auto f = fusion.find(n);
+    ctx.SetNode(&node, f != fusion.end() ? &f->second : &none);
+    Status s = build(ctx);
+    if (!s.ok() && s.code() == StatusCode::kUnimplemented && f != fusion.end()) {
+      // The primitive refused the post-ops: build it plain and its
+      // followers on their own.
+      ctx.SetNode(&node, &none);
+      s = build(ctx);
+      for (int a : f->second.absorbed_nodes) skip.erase(a);
+      fusion.erase(f);
+    }
+    if (!s.ok()) return s.WithContext(node.Describe());
+  }
+  for (const auto& [p, f] : fusion) local.fused_nodes += static_cast<int>(f.absorbed_nodes.size());
+  // Boundary outputs: reordered (or copied) into the CPU's buffers.
+  for (size_t j = 0; j < partition.outputs.size(); ++j) {
+    const int t = partition.outputs[j];
+    kernel->output_shapes_.push_back(graph.tensor(t).shape);
+    auto it = ctx.values().find(t);
+    if (it == ctx.values().end()) return InternalError(fmt::format("oneDNN partition: output tensor {} is never produced", t));
+    RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t md, ctx.PlainDesc(graph.tensor(t).shape, dnnl_f32));
+    RELITE_ASSIGN_OR_RETURN(int m, ctx.NewBoundary(md, -1, static_cast<int>(j)));
+    RELITE_RETURN_IF_ERROR(ctx.AddReorder(it->second.front(), m, fmt::format("output tensor {}", t)));
+    ++local.boundary_reorders;
+  }
+  local.build_ms = MsSince(start);
+  if (stats != nullptr) {
+    stats->primitives += local.primitives;
+    stats->boundary_reorders += local.boundary_reorders;
+    stats->fused_nodes += local.fused_nodes;
+    stats->build_ms += local.build_ms;
+    stats->primitive_create_ms += local.primitive_create_ms;
+    stats->weight_reorder_ms += local.weight_reorder_ms;
+    stats->weight_bytes += local.weight_bytes;
+  }
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+StatusOr<std::unique_ptr<Kernel>> BuildPartition(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph,
+                                                 const DelegatePartition& partition, BuildStats* stats) {
+  return BuildPartitionImpl(engine, graph, partition, stats);
+}
+
+Status CheckNodeSupport(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph, const Node& node) {
+  std::string reason;
+  OpBuild build = FindOpBuild(node, &reason);
+  if (build == nullptr) return UnimplementedError(reason);
+  CheckContext ctx(engine, graph, node);
+  return build(ctx);
+}
+
+Engine::~Engine() {
+  if (engine != nullptr && api != nullptr) api->dnnl_engine_destroy(engine);
+}
+
+}  // namespace relite::onednn
