@@ -367,7 +367,9 @@ class BuildContext final : public OpContext {
 };
 
 // Producers that take post-ops: convolutions, and FULLY_CONNECTED with a
-// 2-D result (its destination is described at that rank).
+// 2-D result (its destination is described at that rank). Not transposed
+// convolutions: oneDNN 2.6's deconvolution with a few output channels
+// (selfie's last layer) ran 10x slower with a post-op.
 bool TakesPostOps(const DelegateGraph& graph, const Node& n) {
   if (n.outputs.size() != 1) return false;
   return n.op_name == "CONV_2D" || n.op_name == "DEPTHWISE_CONV_2D" ||

@@ -1,6 +1,7 @@
 #include "src/delegates/onednn/ops/internal/elementwise.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,24 @@ Status BuildEltwise(OpContext& ctx, dnnl_alg_kind_t alg, float alpha, float beta
     return ctx.Refuse("oneDNN rejects the eltwise descriptor");
   }
   RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "eltwise"));
+  // A blocked layout padded past the channels (a 1-channel result held as
+  // 16) sends eltwise to oneDNN's reference kernel: take the input plain.
+  const char* impl = nullptr;
+  ctx.api().dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  if (impl != nullptr && std::strncmp(impl, "ref", 3) == 0) {
+    RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, ctx.PlainDesc(ctx.input(0).shape, ctx.compute_type()));
+    dnnl_eltwise_desc_t plain_desc;
+    if (!ctx.api().dnnl_memory_desc_equal(&plain, &src) &&
+        ctx.api().dnnl_eltwise_forward_desc_init(&plain_desc, dnnl_forward_inference, alg, &plain, alpha, beta) ==
+            dnnl_success) {
+      auto plain_pd = ctx.CreatePd(&plain_desc, nullptr, "eltwise");
+      if (plain_pd.ok()) {
+        ctx.api().dnnl_primitive_desc_destroy(pd);
+        pd = *plain_pd;
+        src = plain;
+      }
+    }
+  }
   auto x = ctx.InputArg(0, src);
   auto y = x.ok() ? ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md)) : x;
   if (!y.ok()) {
