@@ -170,7 +170,7 @@ StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, const dnnl_memory_
       }
       continue;
     }
-    // dst += the residual, which FillResiduals put in dst beforehand:
+    // dst += the residual, which OutputArgWithResidual put in dst:
     // oneDNN's optimized convolutions take a sum post-op where a binary
     // one over a whole tensor would send them to the reference kernel.
     if (p.alg != dnnl_binary_add || api().dnnl_post_ops_append_sum(po, 1.0f) != dnnl_success) {
@@ -190,13 +190,6 @@ StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, const dnnl_memory_
   }
   out.count = static_cast<int>(ops.size());
   return out;
-}
-
-Status OpContext::FillResiduals(int dst_arg) {
-  for (const PostOp& p : fusion().post_ops) {
-    if (p.binary) RELITE_RETURN_IF_ERROR(CopyInto(p.tensor, dst_arg));
-  }
-  return Status::Ok();
 }
 
 void OpContext::FreeAttr(Attr& a) const {

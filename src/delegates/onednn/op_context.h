@@ -31,14 +31,30 @@ struct PostOp {
   dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
   float alpha = 0.0f, beta = 0.0f;
   int tensor = -1;  // binary: the operand
+  // binary: nothing reads the operand after this node (one reader in the
+  // whole graph, not an output): the node may accumulate onto its memory.
+  bool operand_dies = false;
 };
 
 // What the partition folded into a node: post-ops after its own activation,
 // and the tensor that then holds its result (the last folded node's output).
+// A zero PAD of the spatial dims folded into the convolution reading it:
+// the convolution reads the PAD's input with that much more padding.
+struct PrePad {
+  int node = -1;    // the PAD node; -1: none
+  int source = -1;  // the PAD's input tensor
+  int64_t top = 0, bottom = 0, left = 0, right = 0;
+};
+
 struct NodeFusion {
   std::vector<PostOp> post_ops;
   int output_tensor = -1;  // -1: node.outputs[0]
   std::vector<int> absorbed_nodes;
+  PrePad pre_pad;
+  // With a residual ADD whose operand is made after the producer: the
+  // producer is built at the ADD's place (it feeds only the ADD), so that
+  // the operand exists when the sum post-op needs it.
+  int build_at = -1;
 };
 
 // The oneDNN counterpart of a fused activation; false for none the
@@ -128,12 +144,11 @@ class OpContext {
   // output j as another descriptor of the bytes of memory `arg` (a reshape
   // of a plain layout: RESHAPE, a FULLY_CONNECTED with keep_num_dims...).
   virtual Status OutputView(int j, int arg, const dnnl_memory_desc_t& md) = 0;
-  // Copies `tensor` into memory `arg` (reordered to its layout) before the
-  // node's primitive runs: a residual ADD folded as a sum post-op
-  // accumulates onto it.
-  virtual Status CopyInto(int tensor, int arg) = 0;
-  // CopyInto for every residual the partition folded into this node.
-  Status FillResiduals(int dst_arg);
+  // Output 0 (or fusion().output_tensor) as `md`, holding the residual a
+  // folded ADD's sum post-op accumulates onto: the residual's own memory
+  // when it dies here and is held as `md` (no copy), else a new memory the
+  // residual is copied into before the node's primitive runs.
+  virtual StatusOr<int> OutputArgWithResidual(const dnnl_memory_desc_t& md) = 0;
   // A memory of the partition for the node's own use (not a tensor).
   virtual StatusOr<int> TempArg(const dnnl_memory_desc_t& md) = 0;
   // A memory of the partition filled with zeros once (PAD's frame).
@@ -145,8 +160,8 @@ class OpContext {
   virtual Status Add(dnnl_primitive_desc_t pd, std::vector<std::pair<int, int>> args) = 0;
 
   // The attribute carrying `own` activation then the fused post-ops (a
-  // residual ADD as oneDNN's sum post-op: the builder fills the destination
-  // with FillResiduals first). Null attribute when there are no post-ops.
+  // residual ADD as oneDNN's sum post-op: the builder binds the destination
+  // with OutputArgWithResidual). Null attribute when there are no post-ops.
   struct Attr {
     dnnl_primitive_attr_t attr = nullptr;
     std::vector<std::pair<int, int>> args;

@@ -22,8 +22,9 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // The support check: plain layouts, descriptors only.
 class CheckContext final : public OpContext {
  public:
-  CheckContext(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph, const Node& node)
-      : engine_(engine), graph_(graph), node_(node) {}
+  CheckContext(const std::shared_ptr<Engine>& engine, const DelegateGraph& graph, const Node& node,
+               NodeFusion fusion = {})
+      : engine_(engine), graph_(graph), node_(node), fusion_(std::move(fusion)) {}
 
   const Node& node() const override { return node_; }
   const DelegateGraph& graph() const override { return graph_; }
@@ -44,7 +45,7 @@ class CheckContext final : public OpContext {
   StatusOr<int> OutputArg(int, const dnnl_memory_desc_t&) override { return -1; }
   Status OutputView(int, int, const dnnl_memory_desc_t&) override { return Status::Ok(); }
   StatusOr<int> TempArg(const dnnl_memory_desc_t&) override { return -1; }
-  Status CopyInto(int, int) override { return Status::Ok(); }
+  StatusOr<int> OutputArgWithResidual(const dnnl_memory_desc_t&) override { return -1; }
   StatusOr<int> ZeroArg(const dnnl_memory_desc_t&) override { return -1; }
   StatusOr<int> ViewArg(int, const dnnl_memory_desc_t&) override { return -1; }
   Status Add(dnnl_primitive_desc_t pd, std::vector<std::pair<int, int>>) override {
@@ -267,9 +268,45 @@ class BuildContext final : public OpContext {
 
   StatusOr<int> TempArg(const dnnl_memory_desc_t& want) override { return NewMemory(want); }
 
-  Status CopyInto(int tensor, int arg) override {
-    RELITE_ASSIGN_OR_RETURN(int from, TensorArg(tensor, md(arg)));
-    return AddReorder(from, arg, fmt::format("copy of tensor {} for a sum post-op", tensor));
+  StatusOr<int> OutputArgWithResidual(const dnnl_memory_desc_t& want) override {
+    const PostOp* residual = nullptr;
+    for (const PostOp& p : fusion_->post_ops) {
+      if (p.binary) residual = &p;
+    }
+    if (residual == nullptr) return OutputArg(0, want);
+    if (residual->operand_dies) {
+      // Accumulate in place: the residual's memory becomes the output's
+      // when it is held as `want`, owns its bytes and stands for no other
+      // tensor (a view, or viewed by one, would see the sum).
+      auto it = values_.find(residual->tensor);
+      if (it != values_.end()) {
+        for (int m : it->second) {
+          if (api().dnnl_memory_desc_equal(&md(m), &want) && OwnedBySingleTensor(m, residual->tensor)) {
+            values_.erase(residual->tensor);  // read by no later step
+            values_[OutputTensor(0)] = {m};
+            return m;
+          }
+        }
+      }
+    }
+    RELITE_ASSIGN_OR_RETURN(int y, OutputArg(0, want));
+    RELITE_ASSIGN_OR_RETURN(int from, TensorArg(residual->tensor, want));
+    RELITE_RETURN_IF_ERROR(AddReorder(from, y, fmt::format("copy of tensor {} for a sum post-op", residual->tensor)));
+    return y;
+  }
+
+  // Memory m owns its bytes, is no boundary, and no memory of another
+  // tensor is m or a view of it.
+  bool OwnedBySingleTensor(int m, int tensor) const {
+    const Memory& x = k_.memories_[static_cast<size_t>(m)];
+    if (x.parent >= 0 || k_.IsBoundary(m)) return false;
+    for (const auto& [t, ms] : values_) {
+      if (t == tensor) continue;
+      for (int other : ms) {
+        if (other == m || k_.memories_[static_cast<size_t>(other)].parent == m) return false;
+      }
+    }
+    return true;
   }
 
   StatusOr<int> ZeroArg(const dnnl_memory_desc_t& want) override {
@@ -366,14 +403,23 @@ class BuildContext final : public OpContext {
   std::map<int, std::vector<int>> constants_;
 };
 
-// Producers that take post-ops: convolutions, and FULLY_CONNECTED with a
-// 2-D result (its destination is described at that rank). Not transposed
-// convolutions: oneDNN 2.6's deconvolution with a few output channels
-// (selfie's last layer) ran 10x slower with a post-op.
-bool TakesPostOps(const DelegateGraph& graph, const Node& n) {
+// Producers that take a residual ADD and activations as post-ops:
+// convolutions, and FULLY_CONNECTED with a 2-D result (its destination is
+// described at that rank). Not transposed convolutions: oneDNN 2.6's
+// deconvolution with a few output channels (selfie's last layer) ran 10x
+// slower with a post-op.
+bool TakesResidual(const DelegateGraph& graph, const Node& n) {
   if (n.outputs.size() != 1) return false;
   return n.op_name == "CONV_2D" || n.op_name == "DEPTHWISE_CONV_2D" ||
          (n.op_name == "FULLY_CONNECTED" && graph.tensor(n.outputs[0]).shape.size() == 2);
+}
+
+// Producers that take activations only: the binary elementwise ops.
+bool TakesActivations(const DelegateGraph& graph, const Node& n) {
+  if (TakesResidual(graph, n)) return true;
+  if (n.outputs.size() != 1) return false;
+  return n.op_name == "ADD" || n.op_name == "SUB" || n.op_name == "MUL" || n.op_name == "DIV" ||
+         n.op_name == "MAXIMUM" || n.op_name == "MINIMUM";
 }
 
 // The eltwise post-op that stands for an activation node, if any.
@@ -419,7 +465,8 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
   std::map<int, NodeFusion> plan;
   std::set<int> absorbed;
   for (int p : partition.nodes) {
-    if (absorbed.count(p) || !TakesPostOps(graph, graph.node(p))) continue;
+    if (absorbed.count(p) || !TakesActivations(graph, graph.node(p))) continue;
+    const bool residual_ok = TakesResidual(graph, graph.node(p));
     NodeFusion f;
     int t = graph.node(p).outputs[0];
     bool took_add = false;
@@ -430,16 +477,17 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
       const Node& next = graph.node(r->second);
       if (next.outputs.size() != 1 || graph.tensor(next.outputs[0]).type != DataType::kFloat32) break;
       PostOp op;
-      if (next.op_name == "ADD" && !took_add && next.inputs.size() == 2) {
+      if (next.op_name == "ADD" && residual_ok && !took_add && next.inputs.size() == 2) {
         const int other = next.inputs[0] == t ? next.inputs[1] : next.inputs[0];
         if (other == t || other < 0 || graph.tensor(other).shape != graph.tensor(t).shape ||
             graph.tensor(other).type != DataType::kFloat32) {
           break;
         }
-        // The operand must exist before the producer runs: made outside
-        // the partition, a constant, or by an earlier node.
+        // The operand must exist when the producer runs: made outside the
+        // partition, a constant, or by an earlier node; else the producer
+        // (which feeds only this ADD) runs at the ADD's place.
         auto made = producer.find(other);
-        if (made != producer.end() && position[made->second] > position[p]) break;
+        if (made != producer.end() && position[made->second] > position[p]) f.build_at = r->second;
         auto act = ParseFusedActivation(next);
         if (!act.ok()) break;
         PostOp act_op;
@@ -464,6 +512,66 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
       f.output_tensor = t;
       plan[p] = std::move(f);
     }
+  }
+  // Whether a residual dies at its sum post-op: made inside, no output,
+  // and every other reader runs (after deferrals) before the producer that
+  // accumulates onto it; then it may do so in place.
+  std::map<int, size_t> runs_at;  // node -> the place its step runs
+  for (int n : partition.nodes) runs_at[n] = position[n];
+  for (const auto& [p, f] : plan) {
+    if (f.build_at >= 0) runs_at[p] = position[f.build_at];
+  }
+  for (auto& [p, f] : plan) {
+    for (PostOp& op : f.post_ops) {
+      if (!op.binary) continue;
+      const int x = op.tensor;
+      if (boundary_out.count(x) || graph.is_graph_output(x) || graph.is_constant(x) || producer.count(x) == 0) continue;
+      int before = 0, others = 0;
+      for (int n : partition.nodes) {
+        const Node& node = graph.node(n);
+        if (n == f.absorbed_nodes.front() || std::find(node.inputs.begin(), node.inputs.end(), x) == node.inputs.end()) {
+          continue;
+        }
+        ++others;
+        // An absorbed reader runs within its producer's step.
+        size_t at = runs_at[n];
+        for (const auto& [q, g] : plan) {
+          if (std::find(g.absorbed_nodes.begin(), g.absorbed_nodes.end(), n) != g.absorbed_nodes.end()) at = runs_at[q];
+        }
+        if (at < runs_at[p]) ++before;
+      }
+      // Readers outside the partition make x a boundary output (above).
+      op.operand_dies = others == before && readers[x] == others + 1;
+    }
+  }
+  // A zero PAD of H and W whose only reader is a convolution: the
+  // convolution pads instead (no padded copy).
+  for (int n : partition.nodes) {
+    const Node& pad = graph.node(n);
+    if ((pad.op_name != "PAD" && pad.op_name != "PADV2") || pad.inputs.size() < 2 || pad.outputs.size() != 1) continue;
+    const int t = pad.outputs[0];
+    if (readers[t] != 1 || boundary_out.count(t) || graph.is_graph_output(t)) continue;
+    auto r = reader_of.find(t);
+    if (r == reader_of.end() || absorbed.count(r->second)) continue;
+    const Node& conv = graph.node(r->second);
+    if ((conv.op_name != "CONV_2D" && conv.op_name != "DEPTHWISE_CONV_2D") || conv.inputs.empty() || conv.inputs[0] != t) continue;
+    if (pad.op_name == "PADV2" && pad.inputs.size() > 2 && pad.inputs[2] >= 0) {
+      const Tensor& v = graph.tensor(pad.inputs[2]);
+      if (!graph.is_constant(pad.inputs[2]) || v.type != DataType::kFloat32 || v.data == nullptr ||
+          *static_cast<const float*>(v.data) != 0.0f) {
+        continue;
+      }
+    }
+    const Tensor& pads = graph.tensor(pad.inputs[1]);
+    if (!graph.is_constant(pad.inputs[1]) || pads.type != DataType::kInt32 || pads.shape != Shape{4, 2} || pads.data == nullptr) {
+      continue;
+    }
+    const int32_t* v = static_cast<const int32_t*>(pads.data);
+    if (v[0] != 0 || v[1] != 0 || v[6] != 0 || v[7] != 0 || v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0) continue;
+    NodeFusion& f = plan[r->second];
+    f.pre_pad.node = n;
+    f.pre_pad.source = pad.inputs[0];
+    f.pre_pad.top = v[2], f.pre_pad.bottom = v[3], f.pre_pad.left = v[4], f.pre_pad.right = v[5];
   }
   return plan;
 }
@@ -490,25 +598,59 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     ctx.values()[t] = {m};
   }
   std::map<int, NodeFusion> fusion = PlanFusion(graph, partition);
-  std::set<int> skip;
-  for (const auto& [p, f] : fusion) skip.insert(f.absorbed_nodes.begin(), f.absorbed_nodes.end());
   const NodeFusion none;
+  std::set<int> skip;
+  std::map<int, int> pad_reader;  // PAD node -> the convolution that takes its padding
+  std::map<int, int> deferred;    // residual ADD node -> the producer built at its place
+  for (const auto& [p, f] : fusion) {
+    skip.insert(f.absorbed_nodes.begin(), f.absorbed_nodes.end());
+    if (f.pre_pad.node >= 0) pad_reader[f.pre_pad.node] = p;
+    if (f.build_at >= 0) deferred[f.build_at] = p;
+  }
+  std::vector<int> order;  // the nodes in the order their steps are built
   for (int n : partition.nodes) {
+    auto d = deferred.find(n);
+    if (d != deferred.end()) order.push_back(d->second);
+    if (auto f = fusion.find(n); f != fusion.end() && f->second.build_at >= 0) continue;
+    order.push_back(n);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int n = order[k];
     if (skip.count(n)) continue;
     const Node& node = graph.node(n);
     std::string reason;
+    if (auto pr = pad_reader.find(n); pr != pad_reader.end()) {
+      // The PAD runs first, so whether its reader takes the padding is
+      // asked now, of the reader's own builder on plain layouts.
+      NodeFusion& rf = fusion[pr->second];
+      const Node& reader = graph.node(pr->second);
+      OpBuild reader_build = FindOpBuild(reader, &reason);
+      NodeFusion trial;
+      trial.pre_pad = rf.pre_pad;
+      CheckContext check(engine, graph, reader, trial);
+      if (reader_build != nullptr && reader_build(check).ok()) {
+        ++local.fused_nodes;
+        continue;
+      }
+      rf.pre_pad = PrePad();
+    }
     OpBuild build = FindOpBuild(node, &reason);
     if (build == nullptr) return InternalError(fmt::format("{}: {}", node.Describe(), reason));
     auto f = fusion.find(n);
     ctx.SetNode(&node, f != fusion.end() ? &f->second : &none);
     Status s = build(ctx);
-    if (!s.ok() && s.code() == StatusCode::kUnimplemented && f != fusion.end()) {
-      // The primitive refused the post-ops: build it plain and its
-      // followers on their own.
-      ctx.SetNode(&node, &none);
-      s = build(ctx);
+    if (!s.ok() && s.code() == StatusCode::kUnimplemented && f != fusion.end() && !f->second.post_ops.empty()) {
+      // The primitive refused the post-ops: build it without them (a
+      // folded PAD stays: it was checked alone) and its followers on their
+      // own.
+      NodeFusion pad_only;
+      pad_only.pre_pad = f->second.pre_pad;
+      // A deferred producer is built at its ADD's place, which comes next
+      // in `order`: the ADD then builds on its own, as the rest.
       for (int a : f->second.absorbed_nodes) skip.erase(a);
-      fusion.erase(f);
+      f->second = pad_only;
+      ctx.SetNode(&node, &f->second);
+      s = build(ctx);
     }
     if (!s.ok()) return s.WithContext(node.Describe());
   }

@@ -19,6 +19,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -240,6 +241,72 @@ TEST(OnednnConv, TransposeConvMatchesCpu) {
   ExpectDelegatedAndClose(TransposeConvModel(4, 4, 3, 5, 4, 2, tflite::Padding::VALID, false), d);
   ExpectDelegatedAndClose(TransposeConvModel(4, 5, 16, 8, 2, 2, tflite::Padding::SAME, true), d);
   ExpectDelegatedAndClose(TransposeConvModel(3, 3, 4, 4, 3, 1, tflite::Padding::VALID, true), d);
+  // Stride = kernel, unpadded: the 1x1 convolution + pixel shuffle path,
+  // to 1 channel as selfie_segmentation's last layer, and to 5.
+  ExpectDelegatedAndClose(TransposeConvModel(6, 5, 16, 1, 2, 2, tflite::Padding::VALID, true), d);
+  ExpectDelegatedAndClose(TransposeConvModel(4, 3, 8, 5, 3, 3, tflite::Padding::VALID, false), d);
+}
+
+// conv(x) -> PAD(H, W) -> conv(VALID, stride 2): the PAD folds into the
+// second convolution's padding. A PAD of the channels does not fold.
+std::vector<uint8_t> PadConvModel(const std::vector<int32_t>& pads, int pad_channels) {
+  SingleOpModel m;
+  const int x = m.AddGraphInput(DataType::kFloat32, {1, 9, 8, 6});
+  const int w1 = m.AddConstTensor<float>(DataType::kFloat32, {6, 1, 1, 6}, RandomValues(36, 0.4f, 40));
+  const int y1 = m.AddTensor(DataType::kFloat32, {1, 9, 8, 6});
+  const int p = m.AddConstTensor<int32_t>(DataType::kInt32, {4, 2}, pads);
+  const Shape padded{1, 9 + pads[2] + pads[3], 8 + pads[4] + pads[5], 6 + pad_channels};
+  const int y2 = m.AddTensor(DataType::kFloat32, padded);
+  m.AddPrecedingOp(BuiltinOperator::CONV_2D, 1, {x, w1, -1}, {y1}, BuiltinOptions::Conv2DOptions,
+                   tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::SAME, 1, 1).Union());
+  m.AddPrecedingOp(BuiltinOperator::PAD, 1, {y1, p}, {y2});
+  m.AddExistingInput(y2);
+  const int c = padded[3];
+  m.AddConstInput<float>(DataType::kFloat32, {4, 3, 3, c}, RandomValues(4 * 9 * c, WeightScale(9 * c), 41));
+  m.AddConstInput<float>(DataType::kFloat32, {4}, RandomValues(4, 0.3f, 42));
+  m.AddOutput(DataType::kFloat32, {1, (padded[1] - 3) / 2 + 1, (padded[2] - 3) / 2 + 1, 4});
+  m.SetBuiltinOp(BuiltinOperator::CONV_2D, 1, BuiltinOptions::Conv2DOptions,
+                 tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::VALID, 2, 2, ActivationFunctionType::RELU).Union());
+  EXPECT_TRUE(m.Build().ok());
+  return m.model_bytes();
+}
+
+TEST(OnednnConv, SpatialPadFoldsIntoTheConvolution) {
+  ONEDNN_OR_SKIP(d);
+  for (const auto& [pads, channels, folded] :
+       {std::tuple<std::vector<int32_t>, int, int>{{0, 0, 1, 1, 1, 1, 0, 0}, 0, 1},
+        std::tuple<std::vector<int32_t>, int, int>{{0, 0, 0, 1, 2, 0, 0, 0}, 0, 1},
+        std::tuple<std::vector<int32_t>, int, int>{{0, 0, 1, 1, 1, 1, 0, 2}, 2, 0}}) {
+    OnednnDelegateOptions o;
+    o.force = true;
+    auto own = CreateOnednnDelegate(o);
+    ASSERT_TRUE(own.ok());
+    ExpectDelegatedAndClose(PadConvModel(pads, channels), own->get());
+    EXPECT_EQ(GetOnednnDelegateStats(**own).fused_nodes, folded);
+  }
+}
+
+// Two convolutions of one input, added: the first one's result is read only
+// by the ADD, so the second accumulates onto it in place.
+TEST(OnednnConv, ResidualProducedInsideIsAccumulatedInPlace) {
+  ONEDNN_OR_SKIP(d);
+  SingleOpModel m;
+  const int x = m.AddGraphInput(DataType::kFloat32, {1, 7, 7, 16});
+  const int w1 = m.AddConstTensor<float>(DataType::kFloat32, {16, 1, 1, 16}, RandomValues(256, 0.25f, 50));
+  const int r = m.AddTensor(DataType::kFloat32, {1, 7, 7, 16});
+  const int w2 = m.AddConstTensor<float>(DataType::kFloat32, {16, 3, 3, 16}, RandomValues(16 * 9 * 16, 0.1f, 51));
+  const int c = m.AddTensor(DataType::kFloat32, {1, 7, 7, 16});
+  m.AddPrecedingOp(BuiltinOperator::CONV_2D, 1, {x, w1, -1}, {r}, BuiltinOptions::Conv2DOptions,
+                   tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::SAME, 1, 1).Union());
+  m.AddPrecedingOp(BuiltinOperator::CONV_2D, 1, {x, w2, -1}, {c}, BuiltinOptions::Conv2DOptions,
+                   tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::SAME, 1, 1).Union());
+  m.AddExistingInput(c);
+  m.AddExistingInput(r);
+  m.AddOutput(DataType::kFloat32, {1, 7, 7, 16});
+  m.SetBuiltinOp(BuiltinOperator::ADD, 1, BuiltinOptions::AddOptions,
+                 tflite::CreateAddOptions(m.fbb(), ActivationFunctionType::RELU6).Union());
+  ASSERT_TRUE(m.Build().ok());
+  ExpectDelegatedAndClose(m.model_bytes(), d, -2.f, 2.f);
 }
 
 // ---------------------------------------------------------------- dense

@@ -35,6 +35,7 @@ Status BuildDepthwiseConv2D(OpContext& ctx) {
   RELITE_ASSIGN_OR_RETURN(DnnlWindow wh, ConvWindow(ctx, p.padding, s.ih, s.kh, s.stride_h, s.dilation_h, s.oh));
   RELITE_ASSIGN_OR_RETURN(DnnlWindow ww, ConvWindow(ctx, p.padding, s.iw, s.kw, s.stride_w, s.dilation_w, s.ow));
   s.pad_top = wh.pad_l, s.pad_bottom = wh.pad_r, s.pad_left = ww.pad_l, s.pad_right = ww.pad_r;
+  RELITE_RETURN_IF_ERROR(ApplyPrePad(ctx, &s));
   s.src_input = 0;
   s.bias_input = 2;
   s.activation = p.activation;

@@ -64,8 +64,7 @@ Status BuildFullyConnected(OpContext& ctx) {
     }
     int ym = -1;
     if (out.size() == 2) {
-      RELITE_ASSIGN_OR_RETURN(ym, ctx.OutputArg(0, dst));
-      RELITE_RETURN_IF_ERROR(ctx.FillResiduals(ym));
+      RELITE_ASSIGN_OR_RETURN(ym, ctx.OutputArgWithResidual(dst));
     } else {
       RELITE_ASSIGN_OR_RETURN(ym, NaturalOutput(ctx, dst));
     }

@@ -23,6 +23,24 @@ StatusOr<DnnlWindow> ConvWindow(OpContext& ctx, PaddingType padding, int64_t in,
   return w;
 }
 
+Status ApplyPrePad(OpContext& ctx, ConvSpec* s) {
+  const PrePad& pp = ctx.fusion().pre_pad;
+  if (pp.node < 0) return Status::Ok();
+  const Shape& src = ctx.graph().tensor(pp.source).shape;
+  if (src.size() != 4 || src[0] != s->n || src[3] != s->ic || src[1] + pp.top + pp.bottom != s->ih ||
+      src[2] + pp.left + pp.right != s->iw) {
+    return ctx.Refuse("the folded PAD's shapes do not match");
+  }
+  s->ih = src[1];
+  s->iw = src[2];
+  s->pad_top += pp.top;
+  s->pad_bottom += pp.bottom;
+  s->pad_left += pp.left;
+  s->pad_right += pp.right;
+  s->src_tensor = pp.source;
+  return Status::Ok();
+}
+
 Status BuildConvolution(OpContext& ctx, const ConvSpec& s) {
   const dnnl_data_type_t type = ctx.compute_type();
   const dnnl_dims_t src_dims = {s.n, s.ic, s.ih, s.iw};
@@ -65,7 +83,8 @@ Status BuildConvolution(OpContext& ctx, const ConvSpec& s) {
   }
   std::vector<std::pair<int, int>> args;
   auto bind = [&]() -> Status {
-    RELITE_ASSIGN_OR_RETURN(int x, ctx.InputArg(s.src_input, ctx.QueryMd(pd, dnnl_query_src_md)));
+    const dnnl_memory_desc_t src_md = ctx.QueryMd(pd, dnnl_query_src_md);
+    RELITE_ASSIGN_OR_RETURN(int x, s.src_tensor >= 0 ? ctx.TensorArg(s.src_tensor, src_md) : ctx.InputArg(s.src_input, src_md));
     RELITE_ASSIGN_OR_RETURN(int w, ctx.ConstantArg(s.weights, s.user_weights, ctx.QueryMd(pd, dnnl_query_weights_md)));
     args.push_back({DNNL_ARG_SRC, x});
     args.push_back({DNNL_ARG_WEIGHTS, w});
@@ -74,8 +93,7 @@ Status BuildConvolution(OpContext& ctx, const ConvSpec& s) {
                                                      ctx.QueryMd(pd, dnnl_query_weights_md, 1)));
       args.push_back({DNNL_ARG_BIAS, b});
     }
-    RELITE_ASSIGN_OR_RETURN(int y, ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md)));
-    RELITE_RETURN_IF_ERROR(ctx.FillResiduals(y));
+    RELITE_ASSIGN_OR_RETURN(int y, ctx.OutputArgWithResidual(ctx.QueryMd(pd, dnnl_query_dst_md)));
     args.push_back({DNNL_ARG_DST, y});
     return Status::Ok();
   };

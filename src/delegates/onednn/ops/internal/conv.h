@@ -12,6 +12,7 @@ namespace relite::onednn {
 struct ConvSpec {
   bool deconvolution = false;
   int src_input = 0;    // the activation's input index
+  int src_tensor = -1;  // or, with a folded PAD, the PAD's input tensor
   int bias_input = -1;  // the bias's input index, -1 for none
   int64_t n = 0, ic = 0, ih = 0, iw = 0, oc = 0, oh = 0, ow = 0, kh = 0, kw = 0;
   int64_t groups = 1;
@@ -32,6 +33,11 @@ struct DnnlWindow {
 };
 StatusOr<DnnlWindow> ConvWindow(OpContext& ctx, PaddingType padding, int64_t in, int64_t filter, int64_t stride,
                                 int64_t dilation, int64_t out);
+
+// Folds the PAD the partition planned before this convolution (if any):
+// `spec` describes the convolution of the PAD's output; afterwards it reads
+// the PAD's input with the PAD's amounts added to its padding.
+Status ApplyPrePad(OpContext& ctx, ConvSpec* spec);
 
 Status BuildConvolution(OpContext& ctx, const ConvSpec& spec);
 

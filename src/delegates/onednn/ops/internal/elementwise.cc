@@ -80,7 +80,8 @@ Status BuildBinary(OpContext& ctx, dnnl_alg_kind_t alg, bool commutative, const 
   if (ctx.api().dnnl_binary_desc_init(&desc, alg, &src0, &src1, &src0) != dnnl_success) {
     return ctx.Refuse("oneDNN rejects the binary descriptor");
   }
-  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(act, src0, false, post));
+  // Activation nodes after it come as eltwise post-ops (the partition's plan).
+  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(act, src0, true, post));
   auto pd = ctx.CreatePd(&desc, attr.attr, "binary primitive");
   ctx.FreeAttr(attr);
   if (!pd.ok()) return pd.status();
