@@ -213,6 +213,28 @@ RELITE_CAPI_EXPORT ReliteGpuDelegateOptions ReliteGpuDelegateOptionsDefault(void
 RELITE_CAPI_EXPORT ReliteDelegate* ReliteGpuDelegateCreate(const ReliteGpuDelegateOptions* options);
 RELITE_CAPI_EXPORT void ReliteGpuDelegateDelete(ReliteDelegate* delegate);
 
+/* --- The oneDNN delegate (relite/onednn_delegate.h): float ops on Intel's
+ * oneDNN (libdnnl.so.2, loaded at run time), reaching AVX-512 BF16 and AMX. */
+typedef struct ReliteOnednnDelegateOptions {
+  /* 1: bfloat16 inside partitions, float accumulation (precision loss: opt-in). */
+  int32_t precision_bf16;
+  /* 1: take nodes even where the CPU check expects no gain (below AVX-512). */
+  int32_t force;
+  /* oneDNN's threads; 0: the interpreter's. */
+  int32_t threads;
+  /* Partitions given to oneDNN, largest first; 0: all. */
+  int32_t max_delegated_partitions;
+} ReliteOnednnDelegateOptions;
+
+RELITE_CAPI_EXPORT ReliteOnednnDelegateOptions ReliteOnednnDelegateOptionsDefault(void);
+/* NULL (and the error) only for invalid options. Where oneDNN cannot run or
+ * brings no gain, the delegate declines every node (each keeps its CPU
+ * kernel) and ReliteOnednnDelegateUnavailableReason says why. */
+RELITE_CAPI_EXPORT ReliteDelegate* ReliteOnednnDelegateCreate(const ReliteOnednnDelegateOptions* options);
+/* NULL when the delegate takes nodes, else why not (valid while it lives). */
+RELITE_CAPI_EXPORT const char* ReliteOnednnDelegateUnavailableReason(const ReliteDelegate* delegate);
+RELITE_CAPI_EXPORT void ReliteOnednnDelegateDelete(ReliteDelegate* delegate);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -53,6 +53,15 @@ class GpuDelegateOptions(ctypes.Structure):
     ]
 
 
+class OnednnDelegateOptions(ctypes.Structure):
+    _fields_ = [
+        ("precision_bf16", c_int32),
+        ("force", c_int32),
+        ("threads", c_int32),
+        ("max_delegated_partitions", c_int32),
+    ]
+
+
 _PROTOTYPES = {
     "ReliteVersion": (c_char_p, []),
     "ReliteGetLastErrorMessage": (c_char_p, []),
@@ -103,6 +112,10 @@ _PROTOTYPES = {
     "ReliteGpuDelegateOptionsDefault": (GpuDelegateOptions, []),
     "ReliteGpuDelegateCreate": (c_void_p, [ctypes.POINTER(GpuDelegateOptions)]),
     "ReliteGpuDelegateDelete": (None, [c_void_p]),
+    "ReliteOnednnDelegateOptionsDefault": (OnednnDelegateOptions, []),
+    "ReliteOnednnDelegateCreate": (c_void_p, [ctypes.POINTER(OnednnDelegateOptions)]),
+    "ReliteOnednnDelegateUnavailableReason": (c_char_p, [c_void_p]),
+    "ReliteOnednnDelegateDelete": (None, [c_void_p]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

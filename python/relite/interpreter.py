@@ -53,13 +53,16 @@ def _type_name_of(array):
 class Delegate:
     """A delegate for `experimental_delegates` (see load_delegate)."""
 
-    def __init__(self, handle, name):
+    def __init__(self, handle, name, delete=None, unavailable_reason=None):
         self._handle = handle
+        self._delete = delete or _lib.ReliteGpuDelegateDelete
         self.name = name
+        # oneDNN: why it declines every node (None when it takes nodes).
+        self.unavailable_reason = unavailable_reason
 
     def __del__(self):
         if getattr(self, "_handle", None):
-            _lib.ReliteGpuDelegateDelete(self._handle)
+            self._delete(self._handle)
             self._handle = None
 
 
@@ -68,11 +71,17 @@ def load_delegate(library, options=None):
     load_delegate("gpu", {"precision": "fp16"}). Options: precision
     (fp32|fp16), inference_preference (fast_single_answer|sustained_speed),
     device (an index or a name substring), max_delegated_partitions,
-    serialization_dir, model_token. ValueError when it cannot be created."""
+    serialization_dir, model_token. ValueError when it cannot be created.
+    load_delegate("onednn", {"precision": "bf16"}): oneDNN on the CPU;
+    options precision (fp32|bf16), force, threads, max_delegated_partitions.
+    Where oneDNN cannot run or brings no gain it still loads and declines
+    every node: its unavailable_reason says why."""
     options = dict(options or {})
     name = str(library)
+    if name == "onednn":
+        return _load_onednn_delegate(options)
     if name not in ("gpu", "relite_gpu", "libtensorflowlite_gpu_delegate.so"):
-        raise ValueError("Failed to load delegate from %s: relite has the delegates: gpu" % name)
+        raise ValueError("Failed to load delegate from %s: relite has the delegates: gpu, onednn" % name)
     o = _lib.ReliteGpuDelegateOptionsDefault()
     keep = []
     for key, value in options.items():
@@ -101,6 +110,26 @@ def load_delegate(library, options=None):
     if not handle:
         raise ValueError("Failed to load delegate from %s\n%s" % (name, _capi.last_error()))
     return Delegate(handle, name)
+
+
+def _load_onednn_delegate(options):
+    o = _lib.ReliteOnednnDelegateOptionsDefault()
+    for key, value in options.items():
+        if key == "precision":
+            if value not in ("fp32", "bf16"):
+                raise ValueError("precision must be fp32 or bf16, got %r" % (value,))
+            o.precision_bf16 = 1 if value == "bf16" else 0
+        elif key == "force":
+            o.force = 1 if value else 0
+        elif key in ("threads", "max_delegated_partitions"):
+            setattr(o, key, int(value))
+        else:
+            raise ValueError("unknown oneDNN delegate option %r" % (key,))
+    handle = _lib.ReliteOnednnDelegateCreate(ctypes.byref(o))
+    if not handle:
+        raise ValueError("Failed to load delegate from onednn\n%s" % _capi.last_error())
+    reason = _lib.ReliteOnednnDelegateUnavailableReason(handle)
+    return Delegate(handle, "onednn", _lib.ReliteOnednnDelegateDelete, reason.decode() if reason else None)
 
 
 class _ViewOwner:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "relite/gpu_delegate.h"
+#include "relite/onednn_delegate.h"
 #include "relite/relite.h"
 
 using ReporterFn = void (*)(void* user_data, const char* format, va_list args);
@@ -22,6 +23,7 @@ struct ReliteModel {
 
 struct ReliteDelegate {
   std::unique_ptr<relite::Delegate> delegate;
+  std::string unavailable_reason;  // a delegate that declines every node says why
 };
 
 struct ReliteInterpreterOptions {
@@ -544,10 +546,47 @@ ReliteDelegate* ReliteGpuDelegateCreate(const ReliteGpuDelegateOptions* options)
       Report(nullptr, nullptr, d.status().message());
       return nullptr;
     }
-    return new ReliteDelegate{std::move(d).value()};
+    return new ReliteDelegate{std::move(d).value(), {}};
   });
 }
 
 void ReliteGpuDelegateDelete(ReliteDelegate* delegate) { delete delegate; }
+
+ReliteOnednnDelegateOptions ReliteOnednnDelegateOptionsDefault(void) {
+  const relite::OnednnDelegateOptions d;
+  ReliteOnednnDelegateOptions o;
+  o.precision_bf16 = d.precision == relite::OnednnPrecision::kBf16 ? 1 : 0;
+  o.force = d.force ? 1 : 0;
+  o.threads = d.threads;
+  o.max_delegated_partitions = d.max_delegated_partitions;
+  return o;
+}
+
+ReliteDelegate* ReliteOnednnDelegateCreate(const ReliteOnednnDelegateOptions* options) {
+  return Guard<ReliteDelegate*>("ReliteOnednnDelegateCreate", nullptr, [&]() -> ReliteDelegate* {
+    const ReliteOnednnDelegateOptions c = options != nullptr ? *options : ReliteOnednnDelegateOptionsDefault();
+    relite::OnednnDelegateOptions o;
+    o.precision = c.precision_bf16 != 0 ? relite::OnednnPrecision::kBf16 : relite::OnednnPrecision::kFp32;
+    o.force = c.force != 0;
+    o.threads = c.threads;
+    o.max_delegated_partitions = c.max_delegated_partitions;
+    auto d = relite::CreateOnednnDelegate(o);
+    if (!d.ok()) {
+      Report(nullptr, nullptr, d.status().message());
+      return nullptr;
+    }
+    auto* out = new ReliteDelegate{std::move(d).value(), {}};
+    const relite::Status available = relite::OnednnDelegateAvailability(*out->delegate);
+    if (!available.ok()) out->unavailable_reason = available.message();
+    return out;
+  });
+}
+
+const char* ReliteOnednnDelegateUnavailableReason(const ReliteDelegate* delegate) {
+  if (delegate == nullptr || delegate->unavailable_reason.empty()) return nullptr;
+  return delegate->unavailable_reason.c_str();
+}
+
+void ReliteOnednnDelegateDelete(ReliteDelegate* delegate) { delete delegate; }
 
 }  // extern "C"

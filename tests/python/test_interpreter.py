@@ -4,6 +4,7 @@ detail dicts, copy and view rules, resizing, signatures, variables, and the
 exception types of misuse."""
 
 import json
+import os
 import pathlib
 
 import numpy as np
@@ -279,6 +280,33 @@ def test_gpu_delegate_through_experimental_delegates(models):
         relite.load_delegate("no_such_delegate")
     with pytest.raises(ValueError):
         relite.load_delegate("gpu", {"precision": "fp8"})
+
+
+def test_onednn_delegate_through_experimental_delegates(models):
+    """oneDNN takes hand_landmark_lite whole (forced, so on any x86-64 with
+    libdnnl2) and matches the CPU within fp32's bound."""
+    import relite
+    onednn = relite.load_delegate("onednn", {"force": True})
+    if onednn.unavailable_reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail("oneDNN delegate unavailable in CI: %s" % onednn.unavailable_reason)
+        pytest.skip(onednn.unavailable_reason)
+    path = str(models / "hand_landmark_lite.tflite")
+    on_onednn = relite.Interpreter(model_path=path, experimental_delegates=[onednn])
+    on_cpu = relite.Interpreter(model_path=path)
+    x = np.random.default_rng(5).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32)
+    outs = []
+    for it in (on_onednn, on_cpu):
+        it.allocate_tensors()
+        it.set_tensor(it.get_input_details()[0]["index"], x)
+        it.invoke()
+        outs.append([it.get_tensor(d["index"]) for d in it.get_output_details()])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-3)
+    with pytest.raises(ValueError):
+        relite.load_delegate("onednn", {"precision": "fp16"})
+    with pytest.raises(ValueError):
+        relite.load_delegate("onednn", {"threads": -1})
 
 
 def _dequantized_constants(interp):

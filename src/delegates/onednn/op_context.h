@@ -31,9 +31,6 @@ struct PostOp {
   dnnl_alg_kind_t alg = dnnl_alg_kind_undef;
   float alpha = 0.0f, beta = 0.0f;
   int tensor = -1;  // binary: the operand
-  // binary: nothing reads the operand after this node (one reader in the
-  // whole graph, not an output): the node may accumulate onto its memory.
-  bool operand_dies = false;
 };
 
 // What the partition folded into a node: post-ops after its own activation,

@@ -268,13 +268,33 @@ class BuildContext final : public OpContext {
 
   StatusOr<int> TempArg(const dnnl_memory_desc_t& want) override { return NewMemory(want); }
 
+  // What decides whether a residual dies at a sum post-op: the nodes that
+  // read each tensor (the whole graph), and those whose steps exist.
+  void SetReaders(std::map<int, std::vector<int>> readers) { readers_ = std::move(readers); }
+  void MarkBuilt(int node) { built_.insert(node); }
+
+  // The residual is read by no step still to be built: every reader but
+  // the folded ADD itself has its step already (a reader outside the
+  // partition makes it a boundary output).
+  bool ResidualDies(int tensor) const {
+    if (graph_.is_graph_output(tensor) || graph_.is_constant(tensor)) return false;
+    auto r = readers_.find(tensor);
+    if (r == readers_.end()) return false;
+    for (int n : r->second) {
+      const bool folded_here = std::find(fusion_->absorbed_nodes.begin(), fusion_->absorbed_nodes.end(), n) !=
+                               fusion_->absorbed_nodes.end();
+      if (!folded_here && !built_.count(n)) return false;
+    }
+    return true;
+  }
+
   StatusOr<int> OutputArgWithResidual(const dnnl_memory_desc_t& want) override {
     const PostOp* residual = nullptr;
     for (const PostOp& p : fusion_->post_ops) {
       if (p.binary) residual = &p;
     }
     if (residual == nullptr) return OutputArg(0, want);
-    if (residual->operand_dies) {
+    if (!boundary_outputs_.count(residual->tensor) && ResidualDies(residual->tensor)) {
       // Accumulate in place: the residual's memory becomes the output's
       // when it is held as `want`, owns its bytes and stands for no other
       // tensor (a view, or viewed by one, would see the sum).
@@ -401,6 +421,11 @@ class BuildContext final : public OpContext {
   const NodeFusion* fusion_ = nullptr;
   std::map<int, std::vector<int>> values_;
   std::map<int, std::vector<int>> constants_;
+  std::map<int, std::vector<int>> readers_;
+  std::set<int> built_;
+
+ public:
+  std::set<int> boundary_outputs_;
 };
 
 // Producers that take a residual ADD and activations as post-ops:
@@ -513,37 +538,6 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
       plan[p] = std::move(f);
     }
   }
-  // Whether a residual dies at its sum post-op: made inside, no output,
-  // and every other reader runs (after deferrals) before the producer that
-  // accumulates onto it; then it may do so in place.
-  std::map<int, size_t> runs_at;  // node -> the place its step runs
-  for (int n : partition.nodes) runs_at[n] = position[n];
-  for (const auto& [p, f] : plan) {
-    if (f.build_at >= 0) runs_at[p] = position[f.build_at];
-  }
-  for (auto& [p, f] : plan) {
-    for (PostOp& op : f.post_ops) {
-      if (!op.binary) continue;
-      const int x = op.tensor;
-      if (boundary_out.count(x) || graph.is_graph_output(x) || graph.is_constant(x) || producer.count(x) == 0) continue;
-      int before = 0, others = 0;
-      for (int n : partition.nodes) {
-        const Node& node = graph.node(n);
-        if (n == f.absorbed_nodes.front() || std::find(node.inputs.begin(), node.inputs.end(), x) == node.inputs.end()) {
-          continue;
-        }
-        ++others;
-        // An absorbed reader runs within its producer's step.
-        size_t at = runs_at[n];
-        for (const auto& [q, g] : plan) {
-          if (std::find(g.absorbed_nodes.begin(), g.absorbed_nodes.end(), n) != g.absorbed_nodes.end()) at = runs_at[q];
-        }
-        if (at < runs_at[p]) ++before;
-      }
-      // Readers outside the partition make x a boundary output (above).
-      op.operand_dies = others == before && readers[x] == others + 1;
-    }
-  }
   // A zero PAD of H and W whose only reader is a convolution: the
   // convolution pads instead (no padded copy).
   for (int n : partition.nodes) {
@@ -607,6 +601,16 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     if (f.pre_pad.node >= 0) pad_reader[f.pre_pad.node] = p;
     if (f.build_at >= 0) deferred[f.build_at] = p;
   }
+  {
+    std::map<int, std::vector<int>> readers;
+    for (int n = 0; n < graph.num_nodes(); ++n) {
+      for (int t : graph.node(n).inputs) {
+        if (t >= 0 && (readers[t].empty() || readers[t].back() != n)) readers[t].push_back(n);
+      }
+    }
+    ctx.SetReaders(std::move(readers));
+    ctx.boundary_outputs_.insert(partition.outputs.begin(), partition.outputs.end());
+  }
   std::vector<int> order;  // the nodes in the order their steps are built
   for (int n : partition.nodes) {
     auto d = deferred.find(n);
@@ -645,14 +649,30 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
       // own.
       NodeFusion pad_only;
       pad_only.pre_pad = f->second.pre_pad;
-      // A deferred producer is built at its ADD's place, which comes next
-      // in `order`: the ADD then builds on its own, as the rest.
-      for (int a : f->second.absorbed_nodes) skip.erase(a);
+      // The followers then build on their own. A deferred producer is
+      // built at its ADD's place, which comes next in `order`: followers
+      // before that ADD in the chain (whose places have passed) come now.
+      const std::vector<int> followers = f->second.absorbed_nodes;
+      const int deferred_to = f->second.build_at;
+      for (int a : followers) skip.erase(a);
       f->second = pad_only;
       ctx.SetNode(&node, &f->second);
       s = build(ctx);
+      if (s.ok() && deferred_to >= 0) {
+        std::vector<int> now;
+        for (int a : followers) {
+          if (a == deferred_to) break;
+          now.push_back(a);
+        }
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(k) + 1, now.begin(), now.end());
+      }
     }
     if (!s.ok()) return s.WithContext(node.Describe());
+    ctx.MarkBuilt(n);
+    if (auto done = fusion.find(n); done != fusion.end()) {
+      for (int a : done->second.absorbed_nodes) ctx.MarkBuilt(a);
+      if (done->second.pre_pad.node >= 0) ctx.MarkBuilt(done->second.pre_pad.node);
+    }
   }
   for (const auto& [p, f] : fusion) local.fused_nodes += static_cast<int>(f.absorbed_nodes.size());
   // Boundary outputs: reordered (or copied) into the CPU's buffers.
