@@ -613,6 +613,107 @@ TEST(OnednnShape, ResizeMatchesCpuOrIsRefusedWithItsRule) {
                 "not an upscaling by whole factors");
 }
 
+// ---------------------------------------------------------------- refusals
+
+// One rejected variant per family of ops: each stays on the CPU and the
+// report names the rule.
+TEST(OnednnRefusals, EachFamilyNamesItsRule) {
+  ONEDNN_OR_SKIP(d);
+  struct Case {
+    const char* what;
+    std::function<void(SingleOpModel&)> build;
+    std::string reason;
+  };
+  Quantization q;
+  q.scale = {0.05f};
+  q.zero_point = {3};
+  const std::vector<Case> cases = {
+      {"DEPTHWISE_CONV_2D, filter computed",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kFloat32, {1, 6, 6, 4});
+         m.AddInput(DataType::kFloat32, {1, 3, 3, 4});
+         m.AddConstInput<float>(DataType::kFloat32, {4}, RandomValues(4, 0.5f, 60));
+         m.AddOutput(DataType::kFloat32, {1, 6, 6, 4});
+         m.SetBuiltinOp(BuiltinOperator::DEPTHWISE_CONV_2D, 1, BuiltinOptions::DepthwiseConv2DOptions,
+                        tflite::CreateDepthwiseConv2DOptions(m.fbb(), tflite::Padding::SAME, 1, 1, 1).Union());
+       },
+       "the filter (input 1) is computed by the graph; it must be constant"},
+      {"FULLY_CONNECTED, weights computed",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kFloat32, {2, 8});
+         m.AddInput(DataType::kFloat32, {3, 8});
+         m.AddOptionalInput();
+         m.AddOutput(DataType::kFloat32, {2, 3});
+         m.SetBuiltinOp(BuiltinOperator::FULLY_CONNECTED, 1, BuiltinOptions::FullyConnectedOptions,
+                        tflite::CreateFullyConnectedOptions(m.fbb()).Union());
+       },
+       "the weights (input 1) is computed by the graph"},
+      {"AVERAGE_POOL_2D, uint8",
+       [&](SingleOpModel& m) {
+         m.AddInput(DataType::kUInt8, {1, 4, 4, 3}, q);
+         m.AddOutput(DataType::kUInt8, {1, 2, 2, 3}, q);
+         m.SetBuiltinOp(BuiltinOperator::AVERAGE_POOL_2D, 1, BuiltinOptions::Pool2DOptions,
+                        tflite::CreatePool2DOptions(m.fbb(), tflite::Padding::VALID, 2, 2, 2, 2).Union());
+       },
+       "input 0 is uint8; the oneDNN delegate takes float32"},
+      {"ADD, int32",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kInt32, {2, 5});
+         m.AddInput(DataType::kInt32, {2, 5});
+         m.AddOutput(DataType::kInt32, {2, 5});
+         m.SetBuiltinOp(BuiltinOperator::ADD, 1, BuiltinOptions::AddOptions, tflite::CreateAddOptions(m.fbb()).Union());
+       },
+       "input 0 is int32; the oneDNN delegate takes float32"},
+      {"CONCATENATION, int32",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kInt32, {2, 3});
+         m.AddInput(DataType::kInt32, {2, 4});
+         m.AddOutput(DataType::kInt32, {2, 7});
+         m.SetBuiltinOp(BuiltinOperator::CONCATENATION, 1, BuiltinOptions::ConcatenationOptions,
+                        tflite::CreateConcatenationOptions(m.fbb(), 1).Union());
+       },
+       "input 0 is int32; the oneDNN delegate takes float32"},
+      {"TRANSPOSE, permutation computed",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kFloat32, {2, 3, 4});
+         m.AddInput(DataType::kInt32, {3});
+         m.AddOutput(DataType::kFloat32, {4, 3, 2});
+         m.SetBuiltinOp(BuiltinOperator::TRANSPOSE, 1);
+       },
+       "the permutation (input 1) is computed by the graph"},
+      {"RESHAPE, shape computed",
+       [](SingleOpModel& m) {
+         m.AddInput(DataType::kFloat32, {2, 6});
+         m.AddInput(DataType::kInt32, {2});
+         m.AddOutput(DataType::kFloat32, {3, 4});
+         m.SetBuiltinOp(BuiltinOperator::RESHAPE, 1);
+       },
+       "the new shape is computed by the graph"},
+      {"SOFTMAX, uint8",
+       [&](SingleOpModel& m) {
+         Quantization out;
+         out.scale = {1.0f / 256};
+         out.zero_point = {0};
+         m.AddInput(DataType::kUInt8, {2, 10}, q);
+         m.AddOutput(DataType::kUInt8, {2, 10}, out);
+         m.SetBuiltinOp(BuiltinOperator::SOFTMAX, 1, BuiltinOptions::SoftmaxOptions,
+                        tflite::CreateSoftmaxOptions(m.fbb(), 1.0f).Union());
+       },
+       "input 0 is uint8"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    SingleOpModel m;
+    c.build(m);
+    const Status built = m.Build();
+    if (!built.ok()) {
+      ADD_FAILURE() << "the CPU does not take the model either: " << built.ToString();
+      continue;
+    }
+    ExpectRefused(m.model_bytes(), d, c.reason);
+  }
+}
+
 // ---------------------------------------------------------------- placement and fusion
 
 TEST(OnednnPlacement, EightBitNodesStayOnTheCpu) {
