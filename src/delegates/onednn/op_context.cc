@@ -192,6 +192,28 @@ StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, const dnnl_memory_
   return out;
 }
 
+Status OpContext::AddUnary(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src) {
+  auto x = InputArg(0, src);
+  auto y = x.ok() ? OutputArg(0, QueryMd(pd, dnnl_query_dst_md)) : x;
+  if (!y.ok()) {
+    api().dnnl_primitive_desc_destroy(pd);
+    return y.status();
+  }
+  return Add(pd, {{DNNL_ARG_SRC, *x}, {DNNL_ARG_DST, *y}});
+}
+
+Status OpContext::AddUnaryToView(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src, const dnnl_memory_desc_t& dst) {
+  auto x = InputArg(0, src);
+  auto y = x.ok() ? TempArg(dst) : x;
+  auto view = y.ok() ? PlainDesc(output(0).shape, dst.data_type) : y.status();
+  Status s = view.ok() ? OutputView(0, *y, *view) : view.status();
+  if (!s.ok()) {
+    api().dnnl_primitive_desc_destroy(pd);
+    return s;
+  }
+  return Add(pd, {{DNNL_ARG_SRC, *x}, {DNNL_ARG_DST, *y}});
+}
+
 void OpContext::FreeAttr(Attr& a) const {
   if (a.attr != nullptr) api().dnnl_primitive_attr_destroy(a.attr);
   a.attr = nullptr;

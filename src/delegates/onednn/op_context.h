@@ -155,6 +155,12 @@ class OpContext {
 
   // Appends a step; takes `pd` (destroyed here in the check).
   virtual Status Add(dnnl_primitive_desc_t pd, std::vector<std::pair<int, int>> args) = 0;
+  // The step of a one-input op: input 0 held as `src`, output 0 a new
+  // memory in the primitive's destination layout. Takes `pd`.
+  Status AddUnary(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src);
+  // The same with output 0 written plain as `dst` into a memory of the
+  // op's own, seen under the output's shape (a rank the op does not keep).
+  Status AddUnaryToView(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src, const dnnl_memory_desc_t& dst);
 
   // The attribute carrying `own` activation then the fused post-ops (a
   // residual ADD as oneDNN's sum post-op: the builder binds the destination

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/golden_cases.h"
 #include "tests/testing/gpu_test_util.h"
 #include "tests/testing/models_dir.h"
 
@@ -62,10 +63,7 @@ struct Mask {
 // selfie_segmentation: person probability > 0.5; measured agreement 99.8%.
 constexpr Mask kMasks[] = {{"pose_landmark_lite", 2, 0.f, 0.999}, {"selfie_segmentation", 0, 0.5f, 0.995}};
 
-std::vector<uint8_t> ReadBytes(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
+std::vector<uint8_t> ReadBytes(const fs::path& path) { return testing::ReadFileBytes(path); }
 
 struct Param {
   FloatModel model;
@@ -91,60 +89,32 @@ TEST_P(GpuModelTest, RunsFullyOnTheGpuAndMatchesGoldens) {
   EXPECT_EQ(report.num_delegated, report.num_operations) << report.ToString();
   EXPECT_NE(report.Summary().find("in 1 partition"), std::string::npos) << report.Summary();
   ASSERT_TRUE((*interp)->AllocateTensors().ok());
-  int cases = 0;
-  for (const auto& entry : fs::directory_iterator(dir / "golden" / name)) {
-    if (!entry.is_directory()) continue;
-    const fs::path case_dir = entry.path();
-    SCOPED_TRACE(name + "/" + case_dir.filename().string());
-    for (int k = 0; k < (*interp)->num_inputs(); ++k) {
-      const auto bytes = ReadBytes(case_dir / ("input_" + std::to_string(k) + ".bin"));
-      Tensor* t = (*interp)->input_tensor(k);
-      ASSERT_EQ(bytes.size(), t->bytes);
-      std::memcpy(t->data, bytes.data(), bytes.size());
+  const int cases = testing::RunGoldenCases(**interp, dir, name, [&](const std::string& case_name, int k, const float* got,
+                                                                     const std::vector<float>& want) {
+    const double max_b = testing::MaxAbs(want);
+    const bool ill = IllConditioned(name, k);
+    const double atol = fp16 ? 1e-3 + p.model.fp16_scale * max_b : 1e-3, rtol = fp16 ? 0.0 : 1e-3;
+    const testing::GoldenError e = testing::MeasureGoldenError(got, want, atol, rtol);
+    std::printf("%s/%s %s output %d: max |a-b| = %.3g (%.2g of max|b| %.3g) over %zu values, %zu outside the bound\n",
+                name.c_str(), case_name.c_str(), fp16 ? "fp16" : "fp32", k, e.max_err, max_b > 0 ? e.max_err / max_b : 0.0,
+                max_b, e.values, e.outside);
+    bool checked_as_mask = false;
+    for (const Mask& m : kMasks) {
+      if (!fp16 || name != m.model || k != m.output) continue;
+      const double agreement = testing::MaskAgreement(got, want, m.threshold);
+      std::printf("  mask (> %g) agreement %.5f\n", m.threshold, agreement);
+      EXPECT_GE(agreement, m.min_agreement) << "output " << k;
+      checked_as_mask = true;
     }
-    ASSERT_TRUE((*interp)->Invoke().ok());
-    for (int k = 0; k < (*interp)->num_outputs(); ++k) {
-      const auto bytes = ReadBytes(case_dir / ("output_" + std::to_string(k) + ".bin"));
-      const Tensor* t = (*interp)->output_tensor(k);
-      ASSERT_EQ(bytes.size(), t->bytes) << "output " << k;
-      const float* want = reinterpret_cast<const float*>(bytes.data());
-      const float* got = t->data_as<float>();
-      const size_t n = bytes.size() / 4;
-      double max_b = 0;
-      for (size_t i = 0; i < n; ++i) max_b = std::max(max_b, std::fabs(static_cast<double>(want[i])));
-      const bool ill = IllConditioned(name, k);
-      const double atol = fp16 ? 1e-3 + p.model.fp16_scale * max_b : 1e-3, rtol = fp16 ? 0.0 : 1e-3;
-      size_t bad = 0, first_bad = 0;
-      double max_err = 0;
-      for (size_t i = 0; i < n; ++i) {
-        const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
-        if (!(err <= atol + rtol * std::fabs(want[i])) && bad++ == 0) first_bad = i;
-        if (err > max_err || std::isnan(err)) max_err = err;
-      }
-      std::printf("%s/%s %s output %d: max |a-b| = %.3g (%.2g of max|b| %.3g) over %zu values, %zu outside the bound\n",
-                  name.c_str(), case_dir.filename().c_str(), fp16 ? "fp16" : "fp32", k, max_err, max_b > 0 ? max_err / max_b : 0.0,
-                  max_b, n, bad);
-      bool checked_as_mask = false;
-      for (const Mask& m : kMasks) {
-        if (!fp16 || name != m.model || k != m.output) continue;
-        size_t agree = 0;
-        for (size_t i = 0; i < n; ++i) agree += (got[i] > m.threshold) == (want[i] > m.threshold);
-        const double agreement = static_cast<double>(agree) / static_cast<double>(n);
-        std::printf("  mask (> %g) agreement %.5f\n", m.threshold, agreement);
-        EXPECT_GE(agreement, m.min_agreement) << "output " << k;
-        checked_as_mask = true;
-      }
-      if (ill && !fp16) {
-        EXPECT_LE(static_cast<double>(bad), 0.0005 * static_cast<double>(n)) << "output " << k;
-        EXPECT_LE(max_err, 0.2) << "output " << k;
-        continue;
-      }
-      if (checked_as_mask && ill) continue;
-      EXPECT_EQ(bad, 0u) << "output " << k << ": first at " << first_bad << " (got " << got[first_bad] << ", want "
-                         << want[first_bad] << "), max |a-b| " << max_err;
+    if (ill && !fp16) {
+      EXPECT_LE(static_cast<double>(e.outside), 0.0005 * static_cast<double>(e.values)) << "output " << k;
+      EXPECT_LE(e.max_err, 0.2) << "output " << k;
+      return;
     }
-    ++cases;
-  }
+    if (checked_as_mask && ill) return;
+    EXPECT_EQ(e.outside, 0u) << "output " << k << ": first at " << e.first_outside << " (got " << got[e.first_outside]
+                             << ", want " << want[e.first_outside] << "), max |a-b| " << e.max_err;
+  });
   EXPECT_GT(cases, 0);
 }
 

@@ -14,9 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <random>
 #include <string>
 #include <tuple>
@@ -24,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "relite/onednn_delegate.h"
+#include "tests/testing/golden_cases.h"
 #include "tests/testing/gpu_test_util.h"
 #include "tests/testing/models_dir.h"
 #include "tests/testing/single_op_model.h"
@@ -855,11 +854,6 @@ TEST(OnednnDecline, DeclinesWithTheReasonAndChangesNothing) {
 
 // ---------------------------------------------------------------- the real float models
 
-std::vector<uint8_t> ReadBytes(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
-
 struct FloatModel {
   const char* name;
   // bf16 bound: max |a-b| <= 1e-3 + bf16_scale * max|b| per output. bf16
@@ -919,60 +913,29 @@ TEST_P(OnednnModelTest, RunsInOnePartitionAndMatchesGoldens) {
   EXPECT_EQ(report.num_partitions, 1) << report.ToString();
   EXPECT_EQ(report.num_delegated, report.num_operations) << report.ToString();
   ASSERT_TRUE((*interp)->AllocateTensors().ok());
-  int cases = 0;
-  for (const auto& entry : fs::directory_iterator(dir / "golden" / name)) {
-    if (!entry.is_directory()) continue;
-    const fs::path case_dir = entry.path();
-    SCOPED_TRACE(name + "/" + case_dir.filename().string());
-    for (int k = 0; k < (*interp)->num_inputs(); ++k) {
-      const auto bytes = ReadBytes(case_dir / ("input_" + std::to_string(k) + ".bin"));
-      Tensor* t = (*interp)->input_tensor(k);
-      ASSERT_EQ(bytes.size(), t->bytes);
-      std::memcpy(t->data, bytes.data(), bytes.size());
+  const int cases = testing::RunGoldenCases(**interp, dir, name, [&](const std::string& case_name, int k, const float* got,
+                                                                     const std::vector<float>& want) {
+    const double max_b = testing::MaxAbs(want);
+    // pose_landmark_lite output 0 mixes pixel coordinates (up to ~220)
+    // with depths near 0, which carry the coordinates' absolute rounding:
+    // under ONEDNN_MAX_CPU_ISA=AVX2 (forced) one depth of -0.38 is off by
+    // 1.7e-3. Its fp32 bound takes 1e-5 of the output's scale on top.
+    const double scale_atol = name == "pose_landmark_lite" && k == 0 ? 1e-5 * max_b : 0.0;
+    const double atol = bf16 ? 1e-3 + p.model.bf16_scale * max_b : 1e-3 + scale_atol, rtol = bf16 ? 0.0 : 1e-3;
+    const testing::GoldenError e = testing::MeasureGoldenError(got, want, atol, rtol);
+    std::printf("%s/%s %s output %d: max |a-b| = %.3g (%.3g of max|b| %.3g) over %zu values, %zu outside the bound\n",
+                name.c_str(), case_name.c_str(), bf16 ? "bf16" : "fp32", k, e.max_err, max_b > 0 ? e.max_err / max_b : 0.0,
+                max_b, e.values, e.outside);
+    for (const Mask& mk : kMasks) {
+      if (name != mk.model || k != mk.output || (!bf16 && mk.min_agreement_fp32 >= 1.0)) continue;
+      const double agreement = testing::MaskAgreement(got, want, mk.threshold);
+      std::printf("  mask (> %g) agreement %.5f\n", mk.threshold, agreement);
+      EXPECT_GE(agreement, bf16 ? mk.min_agreement_bf16 : mk.min_agreement_fp32) << "output " << k;
+      return;
     }
-    ASSERT_TRUE((*interp)->Invoke().ok());
-    for (int k = 0; k < (*interp)->num_outputs(); ++k) {
-      const auto bytes = ReadBytes(case_dir / ("output_" + std::to_string(k) + ".bin"));
-      const Tensor* t = (*interp)->output_tensor(k);
-      ASSERT_EQ(bytes.size(), t->bytes) << "output " << k;
-      const float* want = reinterpret_cast<const float*>(bytes.data());
-      const float* got = t->data_as<float>();
-      const size_t n = bytes.size() / 4;
-      double max_b = 0;
-      for (size_t i = 0; i < n; ++i) max_b = std::max(max_b, std::fabs(static_cast<double>(want[i])));
-      // pose_landmark_lite output 0 mixes pixel coordinates (up to ~220)
-      // with depths near 0, which carry the coordinates' absolute rounding:
-      // under ONEDNN_MAX_CPU_ISA=AVX2 (forced) one depth of -0.38 is off by
-      // 1.7e-3. Its fp32 bound takes 1e-5 of the output's scale on top.
-      const double scale_atol = name == "pose_landmark_lite" && k == 0 ? 1e-5 * max_b : 0.0;
-      const double atol = bf16 ? 1e-3 + p.model.bf16_scale * max_b : 1e-3 + scale_atol, rtol = bf16 ? 0.0 : 1e-3;
-      size_t bad = 0, first_bad = 0;
-      double max_err = 0;
-      for (size_t i = 0; i < n; ++i) {
-        const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
-        if (!(err <= atol + rtol * std::fabs(want[i])) && bad++ == 0) first_bad = i;
-        if (err > max_err || std::isnan(err)) max_err = err;
-      }
-      std::printf("%s/%s %s output %d: max |a-b| = %.3g (%.3g of max|b| %.3g) over %zu values, %zu outside the bound\n",
-                  name.c_str(), case_dir.filename().c_str(), bf16 ? "bf16" : "fp32", k, max_err,
-                  max_b > 0 ? max_err / max_b : 0.0, max_b, n, bad);
-      bool as_mask = false;
-      for (const Mask& mk : kMasks) {
-        if (name != mk.model || k != mk.output) continue;
-        if (!bf16 && mk.min_agreement_fp32 >= 1.0) continue;
-        size_t agree = 0;
-        for (size_t i = 0; i < n; ++i) agree += (got[i] > mk.threshold) == (want[i] > mk.threshold);
-        const double agreement = static_cast<double>(agree) / static_cast<double>(n);
-        std::printf("  mask (> %g) agreement %.5f\n", mk.threshold, agreement);
-        EXPECT_GE(agreement, bf16 ? mk.min_agreement_bf16 : mk.min_agreement_fp32) << "output " << k;
-        as_mask = true;
-      }
-      if (as_mask) continue;
-      EXPECT_EQ(bad, 0u) << "output " << k << ": first at " << first_bad << " (got " << got[first_bad] << ", want "
-                         << want[first_bad] << "), max |a-b| " << max_err;
-    }
-    ++cases;
-  }
+    EXPECT_EQ(e.outside, 0u) << "output " << k << ": first at " << e.first_outside << " (got " << got[e.first_outside]
+                             << ", want " << want[e.first_outside] << "), max |a-b| " << e.max_err;
+  });
   EXPECT_GT(cases, 0);
 }
 

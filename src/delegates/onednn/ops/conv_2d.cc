@@ -26,14 +26,7 @@ Status BuildConv2D(OpContext& ctx) {
   if (s.groups > 1 && s.oc % s.groups != 0) return ctx.Refuse("output channels are not a multiple of the groups");
   if (ctx.has_input(2) && NumElements(ctx.input(2).shape) != s.oc) return ctx.Refuse("the bias does not match the filter");
   s.stride_h = p.stride_h, s.stride_w = p.stride_w, s.dilation_h = p.dilation_h, s.dilation_w = p.dilation_w;
-  RELITE_ASSIGN_OR_RETURN(PaddedDim hd, ComputeWindow(ctx.node(), p.padding, x[1], w[1], p.stride_h, p.dilation_h));
-  RELITE_ASSIGN_OR_RETURN(PaddedDim wd, ComputeWindow(ctx.node(), p.padding, x[2], w[2], p.stride_w, p.dilation_w));
-  s.oh = hd.out, s.ow = wd.out;
-  RELITE_RETURN_IF_ERROR(ctx.RequireOutputShape(0, {x[0], hd.out, wd.out, w[0]}));
-  RELITE_ASSIGN_OR_RETURN(DnnlWindow wh, ConvWindow(ctx, p.padding, s.ih, s.kh, s.stride_h, s.dilation_h, s.oh));
-  RELITE_ASSIGN_OR_RETURN(DnnlWindow ww, ConvWindow(ctx, p.padding, s.iw, s.kw, s.stride_w, s.dilation_w, s.ow));
-  s.pad_top = wh.pad_l, s.pad_bottom = wh.pad_r, s.pad_left = ww.pad_l, s.pad_right = ww.pad_r;
-  RELITE_RETURN_IF_ERROR(ApplyPrePad(ctx, &s));
+  RELITE_RETURN_IF_ERROR(PlanWindow(ctx, p.padding, &s));
   s.src_input = 0;
   s.bias_input = 2;
   s.activation = p.activation;

@@ -31,13 +31,7 @@ Status BuildResizeBilinear(OpContext& ctx) {
     return ctx.Refuse("oneDNN rejects the resampling");
   }
   RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "resampling"));
-  auto in = ctx.InputArg(0, src);
-  auto out = in.ok() ? ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md)) : in.status();
-  if (!out.ok()) {
-    ctx.api().dnnl_primitive_desc_destroy(pd);
-    return out.status();
-  }
-  return ctx.Add(pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+  return ctx.AddUnary(pd, src);
 }
 
 }  // namespace relite::onednn

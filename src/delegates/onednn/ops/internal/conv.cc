@@ -23,6 +23,20 @@ StatusOr<DnnlWindow> ConvWindow(OpContext& ctx, PaddingType padding, int64_t in,
   return w;
 }
 
+Status PlanWindow(OpContext& ctx, PaddingType padding, ConvSpec* s) {
+  RELITE_ASSIGN_OR_RETURN(PaddedDim hd, ComputeWindow(ctx.node(), padding, static_cast<int32_t>(s->ih), static_cast<int32_t>(s->kh),
+                                                      static_cast<int32_t>(s->stride_h), static_cast<int32_t>(s->dilation_h)));
+  RELITE_ASSIGN_OR_RETURN(PaddedDim wd, ComputeWindow(ctx.node(), padding, static_cast<int32_t>(s->iw), static_cast<int32_t>(s->kw),
+                                                      static_cast<int32_t>(s->stride_w), static_cast<int32_t>(s->dilation_w)));
+  s->oh = hd.out, s->ow = wd.out;
+  RELITE_RETURN_IF_ERROR(
+      ctx.RequireOutputShape(0, {static_cast<int32_t>(s->n), hd.out, wd.out, static_cast<int32_t>(s->oc)}));
+  RELITE_ASSIGN_OR_RETURN(DnnlWindow wh, ConvWindow(ctx, padding, s->ih, s->kh, s->stride_h, s->dilation_h, s->oh));
+  RELITE_ASSIGN_OR_RETURN(DnnlWindow ww, ConvWindow(ctx, padding, s->iw, s->kw, s->stride_w, s->dilation_w, s->ow));
+  s->pad_top = wh.pad_l, s->pad_bottom = wh.pad_r, s->pad_left = ww.pad_l, s->pad_right = ww.pad_r;
+  return ApplyPrePad(ctx, s);
+}
+
 Status ApplyPrePad(OpContext& ctx, ConvSpec* s) {
   const PrePad& pp = ctx.fusion().pre_pad;
   if (pp.node < 0) return Status::Ok();

@@ -34,6 +34,11 @@ struct DnnlWindow {
 StatusOr<DnnlWindow> ConvWindow(OpContext& ctx, PaddingType padding, int64_t in, int64_t filter, int64_t stride,
                                 int64_t dilation, int64_t out);
 
+// From n, ih, iw, oc, kh, kw, strides and dilations: the output extent
+// (checked against the declared output), oneDNN's padding, and the PAD the
+// partition folded in front (ApplyPrePad).
+Status PlanWindow(OpContext& ctx, PaddingType padding, ConvSpec* spec);
+
 // Folds the PAD the partition planned before this convolution (if any):
 // `spec` describes the convolution of the PAD's output; afterwards it reads
 // the PAD's input with the PAD's amounts added to its padding.

@@ -37,13 +37,7 @@ Status BuildEltwise(OpContext& ctx, dnnl_alg_kind_t alg, float alpha, float beta
       }
     }
   }
-  auto x = ctx.InputArg(0, src);
-  auto y = x.ok() ? ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md)) : x;
-  if (!y.ok()) {
-    ctx.api().dnnl_primitive_desc_destroy(pd);
-    return y.status();
-  }
-  return ctx.Add(pd, {{DNNL_ARG_SRC, *x}, {DNNL_ARG_DST, *y}});
+  return ctx.AddUnary(pd, src);
 }
 
 Status BuildBinary(OpContext& ctx, dnnl_alg_kind_t alg, bool commutative, const std::vector<PostOp>& post) {

@@ -40,14 +40,8 @@ Status BuildPool(OpContext& ctx, dnnl_alg_kind_t alg) {
   auto pd = ctx.CreatePd(&desc, attr.attr, "pooling");
   ctx.FreeAttr(attr);
   if (!pd.ok()) return pd.status();
-  auto in = ctx.InputArg(0, src);
-  auto out = in.ok() ? ctx.OutputArg(0, ctx.QueryMd(*pd, dnnl_query_dst_md)) : in.status();
-  if (!out.ok()) {
-    ctx.api().dnnl_primitive_desc_destroy(*pd);
-    return out.status();
-  }
   // Forward inference max pooling needs no workspace.
-  return ctx.Add(*pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+  return ctx.AddUnary(*pd, src);
 }
 
 }  // namespace relite::onednn

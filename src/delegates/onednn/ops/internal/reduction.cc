@@ -24,23 +24,8 @@ Status BuildGlobalPool(OpContext& ctx, dnnl_alg_kind_t alg, const dnnl_memory_de
     return ctx.Refuse("oneDNN rejects the global pooling");
   }
   RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "pooling"));
-  auto in = ctx.InputArg(0, src);
-  StatusOr<int> out = in.status();
-  if (in.ok()) {
-    if (keep_dims) {
-      out = ctx.OutputArg(0, ctx.QueryMd(pd, dnnl_query_dst_md));
-    } else {
-      out = ctx.TempArg(dst);
-      auto view = out.ok() ? ctx.PlainDesc(ctx.output(0).shape, src.data_type) : out.status();
-      Status s = view.ok() ? ctx.OutputView(0, *out, *view) : view.status();
-      if (!s.ok()) out = s;
-    }
-  }
-  if (!out.ok()) {
-    ctx.api().dnnl_primitive_desc_destroy(pd);
-    return out.status();
-  }
-  return ctx.Add(pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+  // Without keep_dims the result's plain bytes are the output's.
+  return keep_dims ? ctx.AddUnary(pd, src) : ctx.AddUnaryToView(pd, src, dst);
 }
 
 }  // namespace
@@ -90,23 +75,7 @@ Status BuildReduction(OpContext& ctx, dnnl_alg_kind_t alg) {
     return ctx.Refuse("oneDNN rejects the reduction");
   }
   RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "reduction"));
-  auto in = ctx.InputArg(0, src);
-  StatusOr<int> out = in.status();
-  if (in.ok()) {
-    if (keep_dims) {
-      out = ctx.OutputArg(0, dst);
-    } else {
-      out = ctx.TempArg(dst);
-      auto view = out.ok() ? ctx.PlainDesc(y, src.data_type) : out.status();
-      Status s = view.ok() ? ctx.OutputView(0, *out, *view) : view.status();
-      if (!s.ok()) out = s;
-    }
-  }
-  if (!out.ok()) {
-    ctx.api().dnnl_primitive_desc_destroy(pd);
-    return out.status();
-  }
-  return ctx.Add(pd, {{DNNL_ARG_SRC, *in}, {DNNL_ARG_DST, *out}});
+  return keep_dims ? ctx.AddUnary(pd, src) : ctx.AddUnaryToView(pd, src, dst);
 }
 
 }  // namespace relite::onednn
