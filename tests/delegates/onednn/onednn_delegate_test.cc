@@ -800,6 +800,20 @@ TEST(OnednnPlacement, ResidualAddAndActivationFoldIntoTheConvolution) {
   EXPECT_FALSE(st.isa.empty());
 }
 
+TEST(OnednnPlacement, ApplyingAfterAllocationIsRefused) {
+  Delegate* d = SharedOnednn(OnednnPrecision::kFp32, true);
+  ASSERT_NE(d, nullptr);
+  const auto bytes = UnaryModel(BuiltinOperator::RELU, {1, 4, 4, 3});
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "relu");
+  ASSERT_TRUE(model.ok());
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).Build();
+  ASSERT_TRUE(interp.ok());
+  ASSERT_TRUE((*interp)->AllocateTensors().ok());
+  EXPECT_EQ((*interp)->ModifyGraphWithDelegate(d).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE((*interp)->Invoke().ok());  // unmodified, still runs on the CPU
+}
+
 TEST(OnednnPlacement, OptionsAreChecked) {
   OnednnDelegateOptions o;
   o.threads = -1;
