@@ -1,5 +1,7 @@
-// PAD (zeros) -> a reorder of the input into the interior of a frame that
-// was zeroed once: only the interior is written at each Invoke.
+// PAD (zeros) -> a reorder of the input into the interior of the output,
+// and of zeros (a constant memory) into each slab of its border. The output
+// is rewritten whole at each Invoke, so a convolution's sum post-op may
+// accumulate onto it in place (face detection's channel-padded residuals).
 #include <fmt/format.h>
 
 #include "src/delegates/onednn/ops/ops.h"
@@ -40,14 +42,50 @@ Status BuildPad(OpContext& ctx) {
     return ctx.Refuse("oneDNN has no reorder into the padded interior");
   }
   auto in = ctx.InputArg(0, src);
-  auto zeros = in.ok() ? ctx.ZeroArg(frame) : in.status();
-  auto inside = zeros.ok() ? ctx.ViewArg(*zeros, interior) : zeros.status();
-  Status s = inside.ok() ? ctx.OutputView(0, *zeros, frame) : inside.status();
-  if (!s.ok()) {
+  auto out = in.ok() ? ctx.OutputArg(0, frame) : in.status();
+  auto inside = out.ok() ? ctx.ViewArg(*out, interior) : out.status();
+  if (!inside.ok()) {
     ctx.api().dnnl_primitive_desc_destroy(pd);
-    return s;
+    return inside.status();
   }
-  return ctx.Add(pd, {{DNNL_ARG_FROM, *in}, {DNNL_ARG_TO, *inside}});
+  RELITE_RETURN_IF_ERROR(ctx.Add(pd, {{DNNL_ARG_FROM, *in}, {DNNL_ARG_TO, *inside}}));
+  // The border as slabs: along dim d, before and after the interior, over
+  // the interior of the dims before d and the whole of those after it.
+  dnnl_dims_t out_dims, in_dims, pad_before;
+  DnnlDims(y, rank, out_dims);
+  DnnlDims(x, rank, in_dims);
+  DnnlDims(before, rank, pad_before);
+  for (int d = 0; d < rank; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      const int64_t extent = side == 0 ? pad_before[d] : out_dims[d] - in_dims[d] - pad_before[d];
+      if (extent == 0) continue;
+      dnnl_dims_t slab_dims, slab_offsets;
+      for (int j = 0; j < rank; ++j) {
+        slab_dims[j] = j < d ? in_dims[j] : out_dims[j];
+        slab_offsets[j] = j < d ? pad_before[j] : 0;
+      }
+      slab_dims[d] = extent;
+      slab_offsets[d] = side == 0 ? 0 : pad_before[d] + in_dims[d];
+      dnnl_memory_desc_t slab;
+      if (ctx.api().dnnl_memory_desc_init_submemory(&slab, &frame, slab_dims, slab_offsets) != dnnl_success) {
+        return ctx.Refuse("oneDNN cannot describe the padded border");
+      }
+      RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t dense, ctx.TagDesc(rank, slab_dims, src.data_type, PlainTag(rank)));
+      dnnl_primitive_desc_t fill = nullptr;
+      if (ctx.api().dnnl_reorder_primitive_desc_create(&fill, &dense, ctx.engine(), &slab, ctx.engine(), nullptr) !=
+          dnnl_success) {
+        return ctx.Refuse("oneDNN has no reorder into the padded border");
+      }
+      auto zeros = ctx.ZeroArg(dense);
+      auto border = zeros.ok() ? ctx.ViewArg(*out, slab) : zeros.status();
+      if (!border.ok()) {
+        ctx.api().dnnl_primitive_desc_destroy(fill);
+        return border.status();
+      }
+      RELITE_RETURN_IF_ERROR(ctx.Add(fill, {{DNNL_ARG_FROM, *zeros}, {DNNL_ARG_TO, *border}}));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace relite::onednn
