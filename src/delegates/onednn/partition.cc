@@ -467,8 +467,9 @@ bool ActivationNodePostOp(const Node& n, PostOp* out) {
 }
 
 // Plans post-op fusion: a convolution (or FC) whose result only one node
-// reads takes a following residual ADD (a binary post-op) and activation
-// nodes (eltwise post-ops), chained.
+// reads takes a following residual ADD (a sum post-op) and activation nodes
+// (eltwise post-ops), chained; a binary elementwise op takes activations;
+// a convolution takes the zero PAD in front of it.
 std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegatePartition& partition) {
   std::map<int, int> readers;  // tensor -> reading nodes in the whole graph
   for (int n = 0; n < graph.num_nodes(); ++n) {
