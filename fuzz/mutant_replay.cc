@@ -1,7 +1,7 @@
 // relite_mutant_replay: structure-aware mutants of real models through load,
 // allocate and invoke, as an attacker would feed them.
 //
-//   relite_mutant_replay [--mutants N] [--seed S] [--delegate gpu] [--limits fuzz|default]
+//   relite_mutant_replay [--mutants N] [--seed S] [--delegate gpu|onednn] [--limits fuzz|default]
 //                        [--timeout-s T] [--threads N] [--only I [--write FILE]] [--save-unlocated DIR]
 //                        MODEL_OR_DIR...
 //
@@ -31,6 +31,7 @@
 #include "fuzz/fuzz_run.h"
 #include "fuzz/model_mutator.h"
 #include "relite/gpu_delegate.h"
+#include "relite/onednn_delegate.h"
 
 extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
@@ -83,7 +84,7 @@ std::vector<std::string> ModelFiles(const std::vector<std::string>& args) {
 
 int Usage(const char* why) {
   std::fprintf(stderr,
-               "error: %s\nusage: relite_mutant_replay [--mutants N] [--seed S] [--delegate gpu] [--limits fuzz|default] "
+               "error: %s\nusage: relite_mutant_replay [--mutants N] [--seed S] [--delegate gpu|onednn] [--limits fuzz|default] "
                "[--timeout-s T] [--threads N] [--only I [--write FILE]] [--print-errors] [--save-unlocated DIR] MODEL_OR_DIR...\n",
                why);
   return 2;
@@ -129,8 +130,20 @@ int main(int argc, char** argv) {
     }
     delegate = std::move(d).value();
     config.delegate = delegate.get();
+  } else if (delegate_name == "onednn") {
+    // Forced: the mutants reach the builders below AVX-512 too. Where
+    // oneDNN cannot load, every node stays on the CPU (still a valid run).
+    relite::OnednnDelegateOptions o;
+    o.force = true;
+    auto d = relite::CreateOnednnDelegate(o);
+    if (!d.ok()) {
+      std::fprintf(stderr, "error: the oneDNN delegate: %s\n", d.status().ToString().c_str());
+      return 1;
+    }
+    delegate = std::move(d).value();
+    config.delegate = delegate.get();
   } else if (!delegate_name.empty()) {
-    return Usage("--delegate must be gpu");
+    return Usage("--delegate must be gpu or onednn");
   }
 
   if (__sanitizer_set_death_callback != nullptr) __sanitizer_set_death_callback(ReportCurrent);

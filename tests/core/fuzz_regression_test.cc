@@ -1,6 +1,7 @@
 // Every input the fuzzers found (fuzz/regressions/) runs through load,
-// allocate and invoke on the CPU and through the GPU delegate without a
-// crash or sanitizer report; a failure must be an error naming its place.
+// allocate and invoke on the CPU and through the GPU and oneDNN delegates
+// without a crash or sanitizer report; a failure must be an error naming its
+// place.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/fuzz_run.h"
+#include "relite/onednn_delegate.h"
 #include "tests/testing/gpu_test_util.h"
 
 namespace relite {
@@ -44,6 +46,16 @@ TEST(FuzzRegression, CpuRunsEveryFinding) { RunEach(nullptr); }
 TEST(FuzzRegression, GpuDelegateRunsEveryFinding) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GpuPrecision::kFp32);
   RunEach(gpu);
+}
+
+// Forced, so that its builders see every finding below AVX-512 too; where
+// oneDNN is absent it declines every node (the CPU run again).
+TEST(FuzzRegression, OnednnDelegateRunsEveryFinding) {
+  OnednnDelegateOptions options;
+  options.force = true;
+  auto onednn = CreateOnednnDelegate(options);
+  ASSERT_TRUE(onednn.ok()) << onednn.status().ToString();
+  RunEach(onednn->get());
 }
 
 }  // namespace

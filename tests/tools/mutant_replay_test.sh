@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CTest: relite_mutant_replay over structure-aware mutants of the real models
-# and the seed corpus, on the CPU (30 per model) and through the GPU delegate
-# (5 per model; skipped without OpenCL unless RELITE_REQUIRE_GPU=1).
+# and the seed corpus, on the CPU (30 per model), through the GPU delegate
+# (5 per model; skipped without OpenCL unless RELITE_REQUIRE_GPU=1) and
+# through the oneDNN delegate, forced (5 per model; where oneDNN is absent it
+# declines every node and the mutants run on the CPU).
 #   mutant_replay_test.sh SEEDS_BIN REPLAY_BIN DEFAULT_MODELS_DIR WORK_DIR
 set -euo pipefail
 seeds_bin="$1" replay="$2" models="${RELITE_MODELS_DIR:-$3}" work="$4"
@@ -21,3 +23,4 @@ else
     exit "$code"
   fi
 fi
+"$replay" --mutants 5 --timeout-s 60 --delegate onednn "$models" "$work"

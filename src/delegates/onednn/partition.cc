@@ -709,6 +709,18 @@ Status CheckNodeSupport(const std::shared_ptr<Engine>& engine, const DelegateGra
   std::string reason;
   OpBuild build = FindOpBuild(node, &reason);
   if (build == nullptr) return UnimplementedError(reason);
+  // oneDNN describes no empty tensor, and the builders divide by extents:
+  // a declared 0 or -1 anywhere keeps the node on the CPU, whose kernels
+  // check shapes at Prepare.
+  for (const std::vector<int>* list : {&node.inputs, &node.outputs}) {
+    for (int t : *list) {
+      if (t < 0) continue;
+      const Shape& shape = graph.tensor(t).shape;
+      if (std::any_of(shape.begin(), shape.end(), [](int32_t d) { return d <= 0; })) {
+        return UnimplementedError(fmt::format("tensor {} has an empty or unknown dimension ({})", t, ShapeToString(shape)));
+      }
+    }
+  }
   CheckContext ctx(engine, graph, node);
   return build(ctx);
 }

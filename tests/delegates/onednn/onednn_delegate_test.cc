@@ -724,6 +724,23 @@ TEST(OnednnRefusals, EachFamilyNamesItsRule) {
   }
 }
 
+// A declared empty dimension (a mutant of pose_landmark_lite found it: 0
+// input channels made CONV_2D's group count 0, then a division by it) keeps
+// the node on the CPU, whose kernels check shapes at Prepare.
+TEST(OnednnRefusals, EmptyDimensionsStayOnTheCpu) {
+  ONEDNN_OR_SKIP(d);
+  SingleOpModel m;
+  m.AddInput(DataType::kFloat32, {1, 4, 4, 0});
+  m.AddConstInput<float>(DataType::kFloat32, {4, 3, 3, 2}, RandomValues(72, 0.3f, 70));
+  m.AddOptionalInput();
+  m.AddOutput(DataType::kFloat32, {1, 4, 4, 4});
+  m.SetBuiltinOp(BuiltinOperator::CONV_2D, 1, BuiltinOptions::Conv2DOptions,
+                 tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::SAME, 1, 1).Union());
+  (void)m.Build();  // the CPU refuses it at allocation; the delegate is asked before
+  ASSERT_FALSE(m.model_bytes().empty());
+  ExpectRefused(m.model_bytes(), d, "has an empty or unknown dimension");
+}
+
 // ---------------------------------------------------------------- placement and fusion
 
 TEST(OnednnPlacement, EightBitNodesStayOnTheCpu) {
