@@ -470,14 +470,23 @@ bool ActivationNodePostOp(const Node& n, PostOp* out) {
 // reads takes a following residual ADD (a sum post-op) and activation nodes
 // (eltwise post-ops), chained; a binary elementwise op takes activations;
 // a convolution takes the zero PAD in front of it.
-std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegatePartition& partition) {
-  std::map<int, int> readers;  // tensor -> reading nodes in the whole graph
+// Tensor -> the nodes that read it, in the whole graph (each node once).
+std::map<int, std::vector<int>> ReadersOf(const DelegateGraph& graph) {
+  std::map<int, std::vector<int>> readers;
   for (int n = 0; n < graph.num_nodes(); ++n) {
-    std::set<int> seen;
     for (int t : graph.node(n).inputs) {
-      if (t >= 0 && seen.insert(t).second) ++readers[t];
+      if (t >= 0 && (readers[t].empty() || readers[t].back() != n)) readers[t].push_back(n);
     }
   }
+  return readers;
+}
+
+std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegatePartition& partition,
+                                     const std::map<int, std::vector<int>>& reader_lists) {
+  const auto readers_of = [&](int t) -> size_t {
+    auto it = reader_lists.find(t);
+    return it == reader_lists.end() ? 0 : it->second.size();
+  };
   std::map<int, size_t> position;  // node -> its place in the partition
   for (size_t i = 0; i < partition.nodes.size(); ++i) position[partition.nodes[i]] = i;
   std::set<int> boundary_out(partition.outputs.begin(), partition.outputs.end());
@@ -497,7 +506,7 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
     int t = graph.node(p).outputs[0];
     bool took_add = false;
     while (true) {
-      if (readers[t] != 1 || boundary_out.count(t) || graph.is_graph_output(t)) break;
+      if (readers_of(t) != 1 || boundary_out.count(t) || graph.is_graph_output(t)) break;
       auto r = reader_of.find(t);
       if (r == reader_of.end() || absorbed.count(r->second)) break;
       const Node& next = graph.node(r->second);
@@ -545,7 +554,7 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
     const Node& pad = graph.node(n);
     if ((pad.op_name != "PAD" && pad.op_name != "PADV2") || pad.inputs.size() < 2 || pad.outputs.size() != 1) continue;
     const int t = pad.outputs[0];
-    if (readers[t] != 1 || boundary_out.count(t) || graph.is_graph_output(t)) continue;
+    if (readers_of(t) != 1 || boundary_out.count(t) || graph.is_graph_output(t)) continue;
     auto r = reader_of.find(t);
     if (r == reader_of.end() || absorbed.count(r->second)) continue;
     const Node& conv = graph.node(r->second);
@@ -592,7 +601,8 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     RELITE_ASSIGN_OR_RETURN(int m, ctx.NewBoundary(md, static_cast<int>(i), -1));
     ctx.values()[t] = {m};
   }
-  std::map<int, NodeFusion> fusion = PlanFusion(graph, partition);
+  std::map<int, std::vector<int>> readers = ReadersOf(graph);
+  std::map<int, NodeFusion> fusion = PlanFusion(graph, partition, readers);
   const NodeFusion none;
   std::set<int> skip;
   std::map<int, int> pad_reader;  // PAD node -> the convolution that takes its padding
@@ -602,16 +612,8 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     if (f.pre_pad.node >= 0) pad_reader[f.pre_pad.node] = p;
     if (f.build_at >= 0) deferred[f.build_at] = p;
   }
-  {
-    std::map<int, std::vector<int>> readers;
-    for (int n = 0; n < graph.num_nodes(); ++n) {
-      for (int t : graph.node(n).inputs) {
-        if (t >= 0 && (readers[t].empty() || readers[t].back() != n)) readers[t].push_back(n);
-      }
-    }
-    ctx.SetReaders(std::move(readers));
-    ctx.boundary_outputs_.insert(partition.outputs.begin(), partition.outputs.end());
-  }
+  ctx.SetReaders(std::move(readers));
+  ctx.boundary_outputs_.insert(partition.outputs.begin(), partition.outputs.end());
   std::vector<int> order;  // the nodes in the order their steps are built
   for (int n : partition.nodes) {
     auto d = deferred.find(n);

@@ -22,6 +22,10 @@ std::vector<std::string> SupportedOpNames();
 Status BuildPool(OpContext& ctx, dnnl_alg_kind_t alg);
 // MEAN / SUM over constant axes.
 Status BuildReduction(OpContext& ctx, dnnl_alg_kind_t alg);
+// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR: 4-D input and output of the
+// same batch and depth (CheckResampleShapes), then oneDNN's resampling.
+Status CheckResampleShapes(OpContext& ctx);
+Status BuildResampling(OpContext& ctx, dnnl_alg_kind_t alg);
 // RESHAPE / SQUEEZE / EXPAND_DIMS: the plain bytes under the output's shape.
 Status BuildReshapeLike(OpContext& ctx);
 

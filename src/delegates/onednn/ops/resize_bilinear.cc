@@ -19,19 +19,7 @@ Status BuildResizeBilinear(OpContext& ctx) {
                                   "half_pixel_centers={})",
                                   align_corners, half_pixel));
   }
-  const Shape& x = ctx.input(0).shape;
-  const Shape& y = ctx.output(0).shape;
-  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[3] != y[3]) return ctx.Refuse("input and output must be 4-D, same batch and depth");
-  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, ctx.InputDesc(0));
-  const dnnl_dims_t dst_dims = {y[0], y[3], y[1], y[2]};
-  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, ctx.AnyDesc(4, dst_dims, src.data_type));
-  dnnl_resampling_desc_t desc;
-  if (ctx.api().dnnl_resampling_forward_desc_init(&desc, dnnl_forward_inference, dnnl_resampling_linear, nullptr, &src,
-                                                  &dst) != dnnl_success) {
-    return ctx.Refuse("oneDNN rejects the resampling");
-  }
-  RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "resampling"));
-  return ctx.AddUnary(pd, src);
+  return BuildResampling(ctx, dnnl_resampling_linear);
 }
 
 }  // namespace relite::onednn

@@ -17,7 +17,7 @@ Status BuildResizeNearestNeighbor(OpContext& ctx) {
   }
   const Shape& x = ctx.input(0).shape;
   const Shape& y = ctx.output(0).shape;
-  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[3] != y[3]) return ctx.Refuse("input and output must be 4-D, same batch and depth");
+  RELITE_RETURN_IF_ERROR(CheckResampleShapes(ctx));
   if (y[1] % x[1] != 0 || y[2] % x[2] != 0) {
     return ctx.Refuse(fmt::format("{} to {} is not an upscaling by whole factors", ShapeToString(x), ShapeToString(y)));
   }
@@ -25,16 +25,7 @@ Status BuildResizeNearestNeighbor(OpContext& ctx) {
     RELITE_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstantInts(1, "the size"));
     if (size.size() != 2 || size[0] != y[1] || size[1] != y[2]) return ctx.Refuse("the size does not match the declared output");
   }
-  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, ctx.InputDesc(0));
-  const dnnl_dims_t dst_dims = {y[0], y[3], y[1], y[2]};
-  RELITE_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, ctx.AnyDesc(4, dst_dims, src.data_type));
-  dnnl_resampling_desc_t desc;
-  if (ctx.api().dnnl_resampling_forward_desc_init(&desc, dnnl_forward_inference, dnnl_resampling_nearest, nullptr, &src,
-                                                  &dst) != dnnl_success) {
-    return ctx.Refuse("oneDNN rejects the resampling");
-  }
-  RELITE_ASSIGN_OR_RETURN(dnnl_primitive_desc_t pd, ctx.CreatePd(&desc, nullptr, "resampling"));
-  return ctx.AddUnary(pd, src);
+  return BuildResampling(ctx, dnnl_resampling_nearest);
 }
 
 }  // namespace relite::onednn
