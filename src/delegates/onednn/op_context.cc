@@ -147,9 +147,7 @@ dnnl_memory_desc_t OpContext::QueryMd(const_dnnl_primitive_desc_t pd, dnnl_query
   return out;
 }
 
-StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, const dnnl_memory_desc_t& dst, bool with_fusion,
-                                              const std::vector<PostOp>& first) {
-  (void)dst;  // sum post-ops take the destination's own layout
+StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, bool with_fusion, const std::vector<PostOp>& first) {
   std::vector<PostOp> ops = first;
   if (own != Activation::kNone) {
     PostOp p;
@@ -188,7 +186,6 @@ StatusOr<OpContext::Attr> OpContext::MakeAttr(Activation own, const dnnl_memory_
     FreeAttr(out);
     return status;
   }
-  out.count = static_cast<int>(ops.size());
   return out;
 }
 

@@ -167,13 +167,10 @@ class OpContext {
   // with OutputArgWithResidual). Null attribute when there are no post-ops.
   struct Attr {
     dnnl_primitive_attr_t attr = nullptr;
-    std::vector<std::pair<int, int>> args;
-    int count = 0;
   };
   // `first`: post-ops of the op itself before its activation
   // (SQUARED_DIFFERENCE's square).
-  StatusOr<Attr> MakeAttr(Activation own, const dnnl_memory_desc_t& dst, bool with_fusion = true,
-                          const std::vector<PostOp>& first = {});
+  StatusOr<Attr> MakeAttr(Activation own, bool with_fusion = true, const std::vector<PostOp>& first = {});
   void FreeAttr(Attr& a) const;
 };
 

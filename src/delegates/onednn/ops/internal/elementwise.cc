@@ -75,7 +75,7 @@ Status BuildBinary(OpContext& ctx, dnnl_alg_kind_t alg, bool commutative, const 
     return ctx.Refuse("oneDNN rejects the binary descriptor");
   }
   // Activation nodes after it come as eltwise post-ops (the partition's plan).
-  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(act, src0, true, post));
+  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(act, true, post));
   auto pd = ctx.CreatePd(&desc, attr.attr, "binary primitive");
   ctx.FreeAttr(attr);
   if (!pd.ok()) return pd.status();

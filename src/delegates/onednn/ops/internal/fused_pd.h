@@ -16,7 +16,7 @@ StatusOr<dnnl_primitive_desc_t> CreateFusedPd(OpContext& ctx, Activation own, co
                                               const char* what) {
   OpDesc desc;
   if (init(dst, &desc) != dnnl_success) return ctx.Refuse(std::string("oneDNN rejects the ") + what + " descriptor");
-  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(own, dst));
+  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(own));
   auto pd = ctx.CreatePd(&desc, attr.attr, what);
   ctx.FreeAttr(attr);
   if (!pd.ok() || ctx.fusion().post_ops.empty()) return pd;

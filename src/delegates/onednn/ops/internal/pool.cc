@@ -30,7 +30,7 @@ Status BuildPool(OpContext& ctx, dnnl_alg_kind_t alg) {
   const dnnl_dims_t dilation = {0, 0};
   const dnnl_dims_t pad_l = {wh.pad_l, ww.pad_l};
   const dnnl_dims_t pad_r = {wh.pad_r, ww.pad_r};
-  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(p.activation, dst, /*with_fusion=*/false));
+  RELITE_ASSIGN_OR_RETURN(OpContext::Attr attr, ctx.MakeAttr(p.activation, /*with_fusion=*/false));
   dnnl_pooling_v2_desc_t desc;
   if (ctx.api().dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference, alg, &src, &dst, strides, kernel,
                                                   dilation, pad_l, pad_r) != dnnl_success) {
