@@ -148,7 +148,8 @@ class OpContext {
   virtual StatusOr<int> OutputArgWithResidual(const dnnl_memory_desc_t& md) = 0;
   // A memory of the partition for the node's own use (not a tensor).
   virtual StatusOr<int> TempArg(const dnnl_memory_desc_t& md) = 0;
-  // A memory of the partition filled with zeros once (PAD's frame).
+  // A memory of the partition filled with zeros once (the source PAD copies
+  // into its border at each Invoke).
   virtual StatusOr<int> ZeroArg(const dnnl_memory_desc_t& md) = 0;
   // A view of memory `arg` as `md` (a sub-memory inside it).
   virtual StatusOr<int> ViewArg(int arg, const dnnl_memory_desc_t& md) = 0;
