@@ -330,6 +330,46 @@ TEST(ControlFlowTest, ShapeFoldsOverAResizedInput) {
   EXPECT_EQ(Get<float>(*l.interp, 0), std::vector<float>(20, 7.f));
 }
 
+TEST(ControlFlowTest, ReshapeByAComputedShapeRunsAtInvoke) {
+  // out = RESHAPE(x + x, SHAPE(y)): the shape is known at allocation, the
+  // data only at Invoke, so the RESHAPE is prepared then but not folded
+  // (folding it read the unallocated sum: basic-pitch's nmp.tflite crashed).
+  MultiGraphBuilder g;
+  const int op_shape = g.AddOpCode(BuiltinOperator::SHAPE);
+  const int op_add = g.AddOpCode(BuiltinOperator::ADD);
+  const int op_reshape = g.AddOpCode(BuiltinOperator::RESHAPE);
+  g.AddSubgraph("main");
+  const int x = g.AddTensor(DataType::kFloat32, {2, 6}, 0, "x");
+  const int y = g.AddTensor(DataType::kFloat32, {3, 4}, 0, "y");
+  const int sum = g.AddTensor(DataType::kFloat32, {2, 6}, 0, "sum");
+  const int s = g.AddTensor(DataType::kInt32, {2}, 0, "s");
+  const int out = g.AddTensor(DataType::kFloat32, {3, 4}, 0, "out");
+  g.AddOp(op_add, {x, x}, {sum}, AddOpts());
+  g.AddOp(op_shape, {y}, {s}, [](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(tflite::BuiltinOptions::ShapeOptions,
+                          tflite::CreateShapeOptions(fbb, tflite::TensorType::INT32).Union());
+  });
+  g.AddOp(op_reshape, {sum, s}, {out});
+  g.SetInputs({x, y});
+  g.SetOutputs({out});
+  Loaded l = Load(g.Finish());
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  std::vector<float> xs(12), want(12);
+  for (int i = 0; i < 12; ++i) xs[static_cast<size_t>(i)] = static_cast<float>(i), want[static_cast<size_t>(i)] = 2.f * i;
+  Set<float>(*l.interp, 0, xs);
+  ASSERT_TRUE(l.interp->Invoke().ok());
+  EXPECT_TRUE(l.interp->node_is_folded(1));
+  EXPECT_FALSE(l.interp->node_is_folded(2));
+  EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{3, 4}));
+  EXPECT_EQ(Get<float>(*l.interp, 0), want);
+  ASSERT_TRUE(l.interp->ResizeInputTensor(1, {6, 2}).ok());
+  ASSERT_TRUE(l.interp->AllocateTensors().ok());
+  Set<float>(*l.interp, 0, xs);
+  ASSERT_TRUE(l.interp->Invoke().ok());
+  EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{6, 2}));
+  EXPECT_EQ(Get<float>(*l.interp, 0), want);
+}
+
 // Dynamic shapes: out = RANGE(0, n, 1) + RANGE(0, n, 1) with n a graph
 // input; where = WHERE(mask); reshaped = RESHAPE(x, shape) with shape a
 // graph input. Their shapes come from values known only at Invoke.

@@ -750,8 +750,22 @@ Status Subgraph::AllocateTensors() {
     }
     if (static_cast<size_t>(i) < model_node_count_) RELITE_RETURN_IF_ERROR(AddWork(nodes_[static_cast<size_t>(i)]));
     const Node& node = nodes_[static_cast<size_t>(i)];
+    // Folded when its value is known now: every input constant or derived
+    // from shapes. A RESHAPE of an activation by a computed shape reads
+    // one known input and one that only exists at Invoke: it runs then.
     bool derived = state == kRefoldedNode || IsShapeOnly(i);
-    for (int t : node.inputs) derived |= t >= 0 && shape_derived[static_cast<size_t>(t)];
+    if (!derived) {
+      bool reads_derived = false, all_known = true;
+      for (int t : node.inputs) {
+        if (t < 0) continue;
+        if (shape_derived[static_cast<size_t>(t)]) {
+          reads_derived = true;
+        } else if (!tensors_[static_cast<size_t>(t)].is_constant()) {
+          all_known = false;
+        }
+      }
+      derived = reads_derived && all_known;
+    }
     if (!derived && !CanFold(i)) continue;
     RELITE_RETURN_IF_ERROR(FoldNode(i));
     if (derived) {
