@@ -143,6 +143,87 @@ std::vector<uint8_t> WhileModel(bool swap, DataType cond_type = DataType::kBool)
   return g.Finish();
 }
 
+Options ConcatOpts(int axis) {
+  return [=](flatbuffers::FlatBufferBuilder& fbb) {
+    return std::make_pair(tflite::BuiltinOptions::ConcatenationOptions,
+                          tflite::CreateConcatenationOptions(fbb, axis).Union());
+  };
+}
+
+// main: out = IF(cond, x): then x + 1 (shape [3]), else CONCAT(x, x) (shape
+// [6]): the output's shape depends on the condition.
+std::vector<uint8_t> IfShapesModel() {
+  MultiGraphBuilder g;
+  const int op_if = g.AddOpCode(BuiltinOperator::IF);
+  const int op_add = g.AddOpCode(BuiltinOperator::ADD);
+  const int op_concat = g.AddOpCode(BuiltinOperator::CONCATENATION);
+  g.AddSubgraph("main");
+  const int cond = g.AddTensor(DataType::kBool, {}, 0, "cond");
+  const int x = g.AddTensor(DataType::kFloat32, {3}, 0, "x");
+  const int out = g.AddTensor(DataType::kFloat32, {3}, 0, "out");
+  g.AddOp(op_if, {cond, x}, {out}, IfOpts(1, 2));
+  g.SetInputs({cond, x});
+  g.SetOutputs({out});
+  g.AddSubgraph("then");
+  int a = g.AddTensor(DataType::kFloat32, {3});
+  const int one = g.AddConstant<float>(DataType::kFloat32, {3}, {1, 1, 1});
+  const int sum = g.AddTensor(DataType::kFloat32, {3});
+  g.AddOp(op_add, {a, one}, {sum}, AddOpts());
+  g.SetInputs({a});
+  g.SetOutputs({sum});
+  g.AddSubgraph("else");
+  a = g.AddTensor(DataType::kFloat32, {3});
+  const int both = g.AddTensor(DataType::kFloat32, {6});
+  g.AddOp(op_concat, {a, a}, {both}, ConcatOpts(0));
+  g.SetInputs({a});
+  g.SetOutputs({both});
+  return g.Finish();
+}
+
+// main: (i, s) = WHILE(i < n) { i + 1, CONCAT(s, s * 2) }: s doubles in
+// length at each iteration (a loop variable that changes shape).
+std::vector<uint8_t> GrowingWhileModel() {
+  MultiGraphBuilder g;
+  const int op_while = g.AddOpCode(BuiltinOperator::WHILE);
+  const int op_add = g.AddOpCode(BuiltinOperator::ADD);
+  const int op_mul = g.AddOpCode(BuiltinOperator::MUL);
+  const int op_less = g.AddOpCode(BuiltinOperator::LESS);
+  const int op_concat = g.AddOpCode(BuiltinOperator::CONCATENATION);
+  g.AddSubgraph("main");
+  const int i = g.AddTensor(DataType::kInt32, {}, 0, "i");
+  const int n = g.AddTensor(DataType::kInt32, {}, 0, "n");
+  const int s = g.AddTensor(DataType::kFloat32, {1}, 0, "s");
+  const int i_out = g.AddTensor(DataType::kInt32, {}, 0, "i_out");
+  const int n_out = g.AddTensor(DataType::kInt32, {}, 0, "n_out");
+  const int s_out = g.AddTensor(DataType::kFloat32, {1}, 0, "s_out");
+  g.AddOp(op_while, {i, n, s}, {i_out, n_out, s_out}, WhileOpts(1, 2));
+  g.SetInputs({i, n, s});
+  g.SetOutputs({i_out, s_out});
+  g.AddSubgraph("cond");
+  int ci = g.AddTensor(DataType::kInt32, {});
+  int cn = g.AddTensor(DataType::kInt32, {});
+  int cs = g.AddTensor(DataType::kFloat32, {1});
+  const int less = g.AddTensor(DataType::kBool, {});
+  g.AddOp(op_less, {ci, cn}, {less});
+  g.SetInputs({ci, cn, cs});
+  g.SetOutputs({less});
+  g.AddSubgraph("body");
+  ci = g.AddTensor(DataType::kInt32, {});
+  cn = g.AddTensor(DataType::kInt32, {});
+  cs = g.AddTensor(DataType::kFloat32, {1});
+  const int one = g.AddConstant<int32_t>(DataType::kInt32, {}, {1});
+  const int next = g.AddTensor(DataType::kInt32, {});
+  g.AddOp(op_add, {ci, one}, {next}, AddOpts());
+  const int two = g.AddConstant<float>(DataType::kFloat32, {1}, {2});
+  const int doubled = g.AddTensor(DataType::kFloat32, {1});
+  g.AddOp(op_mul, {cs, two}, {doubled}, MulOpts());
+  const int grown = g.AddTensor(DataType::kFloat32, {2});
+  g.AddOp(op_concat, {cs, doubled}, {grown}, ConcatOpts(0));
+  g.SetInputs({ci, cn, cs});
+  g.SetOutputs({next, cn, grown});
+  return g.Finish();
+}
+
 // A streaming accumulator: state (resource "acc", zeroed by a CALL_ONCE
 // initializer) += x; out = the new state.
 std::vector<uint8_t> StreamingModel(bool with_initializer = true) {
@@ -330,6 +411,55 @@ TEST(ControlFlowTest, ShapeFoldsOverAResizedInput) {
   EXPECT_EQ(Get<float>(*l.interp, 0), std::vector<float>(20, 7.f));
 }
 
+TEST(ControlFlowTest, IfBranchesOfDifferentShapesSizeTheOutputAtInvoke) {
+  Loaded l = Load(IfShapesModel());
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  for (bool cond : {true, false, true}) {
+    SCOPED_TRACE(cond ? "then" : "else");
+    Set<uint8_t>(*l.interp, 0, {static_cast<uint8_t>(cond)});
+    Set<float>(*l.interp, 1, {1.5f, -2.f, 4.f});
+    ASSERT_TRUE(l.interp->Invoke().ok());
+    if (cond) {
+      EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{3}));
+      EXPECT_EQ(Get<float>(*l.interp, 0), (std::vector<float>{2.5f, -1.f, 5.f}));
+    } else {
+      EXPECT_EQ(l.interp->output_tensor(0)->shape, (Shape{6}));
+      EXPECT_EQ(Get<float>(*l.interp, 0), (std::vector<float>{1.5f, -2.f, 4.f, 1.5f, -2.f, 4.f}));
+    }
+  }
+}
+
+TEST(ControlFlowTest, ALoopVariableThatGrowsIsSizedAtInvoke) {
+  Loaded l = Load(GrowingWhileModel());
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  for (int n : {3, 0, 1}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    Set<int32_t>(*l.interp, 0, {0});
+    Set<int32_t>(*l.interp, 1, {n});
+    Set<float>(*l.interp, 2, {1.5f});
+    ASSERT_TRUE(l.interp->Invoke().ok());
+    EXPECT_EQ(Get<int32_t>(*l.interp, 0), std::vector<int32_t>{n});
+    std::vector<float> want = {1.5f};
+    for (int k = 0; k < n; ++k) {
+      const size_t half = want.size();
+      for (size_t j = 0; j < half; ++j) want.push_back(want[j] * 2.f);
+    }
+    EXPECT_EQ(l.interp->output_tensor(1)->shape, (Shape{static_cast<int32_t>(want.size())}));
+    EXPECT_EQ(Get<float>(*l.interp, 1), want);
+  }
+  // Still bounded by the work limit.
+  ResourceLimits limits;
+  limits.max_macs = 1e5;
+  Loaded bounded = Load(GrowingWhileModel(), limits);
+  ASSERT_TRUE(bounded.status.ok()) << bounded.status.ToString();
+  Set<int32_t>(*bounded.interp, 0, {0});
+  Set<int32_t>(*bounded.interp, 1, {1000});
+  Set<float>(*bounded.interp, 2, {1.f});
+  const Status s = bounded.interp->Invoke();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("max_macs"), std::string::npos) << s.ToString();
+}
+
 TEST(ControlFlowTest, ReshapeByAComputedShapeRunsAtInvoke) {
   // out = RESHAPE(x + x, SHAPE(y)): the shape is known at allocation, the
   // data only at Invoke, so the RESHAPE is prepared then but not folded
@@ -449,6 +579,24 @@ TEST(ControlFlowTest, MatchesLiteRt) {
     c->Feed<float>(1, DataType::kFloat32, {2}, {1.f, -3.f});
     c->Feed<float>(2, DataType::kFloat32, {2}, {7.f, 8.f});
     for (int k = 3; k < 6; ++k) c->Expect(k);
+    cases.push_back(std::move(c));
+  }
+  for (bool cond : {true, false}) {
+    auto c = std::make_unique<testing::GoldenCase>(std::string("IF/branch shapes differ/") + (cond ? "then" : "else"));
+    c->model_file = IfShapesModel();
+    c->Feed<uint8_t>(0, DataType::kBool, {}, {static_cast<uint8_t>(cond)});
+    c->Feed<float>(1, DataType::kFloat32, {3}, {1.5f, -2.f, 4.f});
+    c->Expect(2);
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = std::make_unique<testing::GoldenCase>("WHILE/a loop variable that grows");
+    c->model_file = GrowingWhileModel();
+    c->Feed<int32_t>(0, DataType::kInt32, {}, {0});
+    c->Feed<int32_t>(1, DataType::kInt32, {}, {4});
+    c->Feed<float>(2, DataType::kFloat32, {1}, {0.75f});
+    c->Expect(3);
+    c->Expect(5);
     cases.push_back(std::move(c));
   }
   {

@@ -2,10 +2,13 @@
 //
 // A called subgraph's inputs alias the caller's tensors (its input tensors
 // point at the caller's memory while it runs: no copy in); its outputs are
-// copied out once, since they live in its own arena. Shapes are static: the
-// callee is allocated for the caller's input shapes at Prepare, and a branch
-// or loop body whose output shapes differ from what the caller needs is
-// refused there (dynamic shapes are not supported yet).
+// copied out once, since they live in its own arena. The callee is allocated
+// for the caller's input shapes at Prepare. Where that does not fix the
+// output shapes (branches that give different shapes, a loop variable that
+// changes shape, a callee whose outputs are sized at its own Invoke), the
+// node is dynamic: it is prepared at Invoke, runs its callee there (a loop
+// re-sizing its condition and body at each iteration whose shapes changed),
+// sizes its outputs from what came out, and Eval copies them.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -71,6 +74,47 @@ bool ReadCondition(const Tensor& t) {
   return t.data != nullptr && t.num_elements() > 0 && static_cast<const uint8_t*>(t.data)[0] != 0;
 }
 
+const Tensor& CalleeOutput(Subgraph& sg, int k) {
+  return sg.tensors()[static_cast<size_t>(sg.outputs()[static_cast<size_t>(k)])];
+}
+
+// A dynamic node runs its callee in Prepare, at Invoke, once every input
+// has its values; NeedInputValues defers it there.
+Status RequireInputValues(KernelContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i) && !ctx.InputValuesReady(i)) return ctx.NeedInputValues(i);
+  }
+  return Status::Ok();
+}
+
+// A value held by the kernel between iterations of a dynamic loop.
+struct HeldValue {
+  Shape shape;
+  std::vector<uint8_t> bytes;
+  void Take(const Tensor& t) {
+    shape = t.shape;
+    bytes.resize(t.bytes);
+    if (t.bytes > 0) std::memcpy(bytes.data(), t.data, t.bytes);
+  }
+};
+
+// Sizes `sg`'s inputs for `values` (re-allocating it when a shape changed)
+// and points them at the values' bytes.
+Status BindHeld(KernelContext& ctx, Subgraph& sg, const char* what, std::vector<HeldValue>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Tensor& in = sg.tensors()[static_cast<size_t>(sg.inputs()[i])];
+    if (in.shape != values[i].shape) RELITE_RETURN_IF_ERROR(sg.ResizeInput(static_cast<int>(i), values[i].shape));
+  }
+  if (!sg.allocated()) {
+    Status s = sg.AllocateTensors();
+    if (!s.ok()) return s.WithContext(fmt::format("{}: {} ({})", ctx.node().Describe(), what, Callee(sg.index())));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    sg.tensors()[static_cast<size_t>(sg.inputs()[i])].data = values[i].bytes.empty() ? nullptr : values[i].bytes.data();
+  }
+  return Status::Ok();
+}
+
 class IfKernel final : public Kernel {
  public:
   IfKernel(Subgraph* then_branch, Subgraph* else_branch) : branches_{then_branch, else_branch} {}
@@ -91,37 +135,53 @@ class IfKernel final : public Kernel {
     for (int b = 0; b < 2; ++b) {
       RELITE_RETURN_IF_ERROR(PrepareCallee(ctx, *branches_[b], names[b], args, static_cast<size_t>(ctx.num_outputs())));
     }
+    ran_ = false;
+    bool dynamic = false;
     for (int k = 0; k < ctx.num_outputs(); ++k) {
-      const Tensor& a = branches_[0]->tensors()[static_cast<size_t>(branches_[0]->outputs()[static_cast<size_t>(k)])];
-      const Tensor& b = branches_[1]->tensors()[static_cast<size_t>(branches_[1]->outputs()[static_cast<size_t>(k)])];
+      const Tensor& a = CalleeOutput(*branches_[0], k);
+      const Tensor& b = CalleeOutput(*branches_[1], k);
       if (a.type != b.type || a.type != ctx.output(k).type) {
         return ctx.Error(fmt::format("output {}: the then branch gives {}, the else branch {}, the node declares {}", k,
                                      DataTypeName(a.type), DataTypeName(b.type), DataTypeName(ctx.output(k).type)));
       }
-      if (a.shape != b.shape) {
-        return ctx.Unsupported(fmt::format("output {}: the branches give shapes {} and {}: an output whose shape "
-                                           "depends on the condition needs dynamic shapes, not supported yet",
-                                           k, ShapeToString(a.shape), ShapeToString(b.shape)));
-      }
-      RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(k, a.shape));
+      dynamic |= a.shape != b.shape || a.allocation == Allocation::kDynamic || b.allocation == Allocation::kDynamic;
     }
+    if (!dynamic) {
+      for (int k = 0; k < ctx.num_outputs(); ++k) RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(k, CalleeOutput(*branches_[0], k).shape));
+      return Status::Ok();
+    }
+    // The output shapes are those of the branch the condition picks (or of
+    // its run): it runs now, at Invoke.
+    RELITE_RETURN_IF_ERROR(RequireInputValues(ctx));
+    RELITE_ASSIGN_OR_RETURN(Subgraph * branch, RunBranch(ctx));
+    for (int k = 0; k < ctx.num_outputs(); ++k) RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(k, CalleeOutput(*branch, k).shape));
+    ran_ = true;
     return Status::Ok();
   }
 
   Status Eval(KernelContext& ctx) override {
+    Subgraph* branch = branches_[ReadCondition(ctx.input(0)) ? 0 : 1];
+    if (ran_) {
+      ran_ = false;  // a dynamic IF ran its branch in this Invoke's Prepare
+    } else {
+      RELITE_ASSIGN_OR_RETURN(branch, RunBranch(ctx));
+    }
+    for (int k = 0; k < ctx.num_outputs(); ++k) CopyTensor(CalleeOutput(*branch, k), ctx.output(k));
+    return Status::Ok();
+  }
+
+ private:
+  StatusOr<Subgraph*> RunBranch(KernelContext& ctx) {
     Subgraph& branch = *branches_[ReadCondition(ctx.input(0)) ? 0 : 1];
     std::vector<Tensor*> args;
     for (int i = 1; i < ctx.num_inputs(); ++i) args.push_back(&ctx.input(i));
     AliasInputs(branch, args);
     RELITE_RETURN_IF_ERROR(Run(ctx, branch, &branch == branches_[0] ? "then branch" : "else branch"));
-    for (int k = 0; k < ctx.num_outputs(); ++k) {
-      CopyTensor(branch.tensors()[static_cast<size_t>(branch.outputs()[static_cast<size_t>(k)])], ctx.output(k));
-    }
-    return Status::Ok();
+    return &branch;
   }
 
- private:
   Subgraph* branches_[2];
+  bool ran_ = false;
 };
 
 class WhileKernel final : public Kernel {
@@ -149,16 +209,30 @@ class WhileKernel final : public Kernel {
                                    DataTypeName(c.type), ShapeToString(c.shape)));
     }
     RELITE_RETURN_IF_ERROR(PrepareCallee(ctx, *body_, "loop body", vars, vars.size()));
+    ran_ = false;
+    bool dynamic = false;
+    for (size_t k = 0; k < vars.size(); ++k) {
+      const Tensor& o = CalleeOutput(*body_, static_cast<int>(k));
+      if (o.type != vars[k]->type) {
+        return ctx.Error(fmt::format("loop variable {} enters the body as {} and leaves it as {}", k,
+                                     DataTypeName(vars[k]->type), DataTypeName(o.type)));
+      }
+      dynamic |= o.shape != vars[k]->shape || o.allocation == Allocation::kDynamic;
+    }
+    if (dynamic) {
+      // A loop variable changes shape (or the body sizes it at its Invoke):
+      // the loop runs now, at Invoke, and the outputs take the final shapes.
+      RELITE_RETURN_IF_ERROR(RequireInputValues(ctx));
+      RELITE_RETURN_IF_ERROR(RunDynamicLoop(ctx));
+      for (int k = 0; k < ctx.num_outputs(); ++k) {
+        RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(k, held_[static_cast<size_t>(k)].shape));
+      }
+      ran_ = true;
+      return Status::Ok();
+    }
     passthrough_.assign(vars.size(), -1);
     for (size_t k = 0; k < vars.size(); ++k) {
       const int out = body_->outputs()[k];
-      const Tensor& o = body_->tensors()[static_cast<size_t>(out)];
-      if (o.type != vars[k]->type || o.shape != vars[k]->shape) {
-        return ctx.Unsupported(fmt::format("loop variable {} enters the body as {} {} and leaves it as {} {}: a loop "
-                                           "variable that changes shape needs dynamic shapes, not supported yet",
-                                           k, DataTypeName(vars[k]->type), ShapeToString(vars[k]->shape),
-                                           DataTypeName(o.type), ShapeToString(o.shape)));
-      }
       // A body output that is one of its inputs reads the caller's memory,
       // which this iteration's copies overwrite: staged first.
       const auto& ins = body_->inputs();
@@ -175,29 +249,27 @@ class WhileKernel final : public Kernel {
   }
 
   Status Eval(KernelContext& ctx) override {
+    if (ran_) {
+      // A dynamic loop ran in this Invoke's Prepare.
+      ran_ = false;
+      for (int k = 0; k < ctx.num_outputs(); ++k) {
+        const HeldValue& v = held_[static_cast<size_t>(k)];
+        Tensor& out = ctx.output(k);
+        if (out.bytes > 0) std::memcpy(out.data, v.bytes.data(), std::min(out.bytes, v.bytes.size()));
+      }
+      return Status::Ok();
+    }
     std::vector<Tensor*> vars;
     for (int k = 0; k < ctx.num_outputs(); ++k) {
       CopyTensor(ctx.input(k), ctx.output(k));  // the outputs hold the loop state
       vars.push_back(&ctx.output(k));
     }
-    // An untrusted model may loop forever: the loop's work counts against
-    // ResourceLimits::max_macs like any Invoke's (each iteration at least
-    // kMinIterationWork, so an empty body is bounded too).
-    constexpr double kMinIterationWork = 1e4;
-    const double limit = body_->limits().max_macs;
-    const double per_iteration = std::max(kMinIterationWork, cond_->estimated_macs() + body_->estimated_macs());
     double work = 0;
     for (;;) {
       AliasInputs(*cond_, vars);
       RELITE_RETURN_IF_ERROR(Run(ctx, *cond_, "condition"));
       if (!ReadCondition(cond_->tensors()[static_cast<size_t>(cond_->outputs()[0])])) break;
-      work += per_iteration;
-      if (limit > 0 && work > limit) {
-        return ResourceExhaustedError(fmt::format(
-            "{}: the loop has run past {:.3g} multiply-accumulates ({:.3g} per iteration), over the limit of {:.3g} "
-            "(ResourceLimits::max_macs; relite CLI --max-macs)",
-            ctx.node().Describe(), work, per_iteration, limit));
-      }
+      RELITE_RETURN_IF_ERROR(CountIteration(ctx, &work));
       AliasInputs(*body_, vars);
       RELITE_RETURN_IF_ERROR(Run(ctx, *body_, "loop body"));
       // Pass-through values first (they alias the state being rewritten).
@@ -223,10 +295,62 @@ class WhileKernel final : public Kernel {
   }
 
  private:
+  // An untrusted model may loop forever: the loop's work counts against
+  // ResourceLimits::max_macs like any Invoke's (each iteration at least
+  // kMinIterationWork, so an empty body is bounded too).
+  Status CountIteration(KernelContext& ctx, double* work) const {
+    constexpr double kMinIterationWork = 1e4;
+    const double limit = body_->limits().max_macs;
+    const double per_iteration = std::max(kMinIterationWork, cond_->estimated_macs() + body_->estimated_macs());
+    *work += per_iteration;
+    if (limit > 0 && *work > limit) {
+      return ResourceExhaustedError(fmt::format(
+          "{}: the loop has run past {:.3g} multiply-accumulates ({:.3g} per iteration), over the limit of {:.3g} "
+          "(ResourceLimits::max_macs; relite CLI --max-macs)",
+          ctx.node().Describe(), *work, per_iteration, limit));
+    }
+    return Status::Ok();
+  }
+
+  // The loop state lives in held_ (each iteration's outputs copied into
+  // `next_`, then swapped: pass-through and swapped variables need no
+  // staging); condition and body are re-sized whenever a shape changed.
+  Status RunDynamicLoop(KernelContext& ctx) {
+    const size_t n = static_cast<size_t>(ctx.num_inputs());
+    held_.resize(n);
+    next_.resize(n);
+    for (size_t k = 0; k < n; ++k) held_[k].Take(ctx.input(static_cast<int>(k)));
+    double work = 0;
+    for (;;) {
+      RELITE_RETURN_IF_ERROR(BindHeld(ctx, *cond_, "condition", held_));
+      RELITE_RETURN_IF_ERROR(Run(ctx, *cond_, "condition"));
+      const Tensor& c = CalleeOutput(*cond_, 0);
+      if (c.type != DataType::kBool || c.num_elements() != 1) {
+        return ctx.Error(fmt::format("the condition ({}) must give one bool value, it gives {} {}", Callee(cond_->index()),
+                                     DataTypeName(c.type), ShapeToString(c.shape)));
+      }
+      if (!ReadCondition(c)) break;
+      RELITE_RETURN_IF_ERROR(CountIteration(ctx, &work));
+      RELITE_RETURN_IF_ERROR(BindHeld(ctx, *body_, "loop body", held_));
+      RELITE_RETURN_IF_ERROR(Run(ctx, *body_, "loop body"));
+      for (size_t k = 0; k < n; ++k) {
+        const Tensor& o = CalleeOutput(*body_, static_cast<int>(k));
+        if (o.type != ctx.input(static_cast<int>(k)).type) {
+          return ctx.Error(fmt::format("loop variable {} leaves the body as {}", k, DataTypeName(o.type)));
+        }
+        next_[k].Take(o);
+      }
+      held_.swap(next_);
+    }
+    return Status::Ok();
+  }
+
   Subgraph* cond_;
   Subgraph* body_;
   std::vector<int> passthrough_;  // per output: the body input it passes through, or -1
   std::vector<uint8_t> staging_;
+  std::vector<HeldValue> held_, next_;  // a dynamic loop's state
+  bool ran_ = false;
 };
 
 // Runs its initializer subgraph once. That happens at the first Prepare (not
