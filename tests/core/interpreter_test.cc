@@ -114,8 +114,13 @@ TEST_F(InterpreterTest, RunsChainFoldsConstantsAndReusesArena) {
   const float* out = it.typed_output<float>(0);
   for (int i = 0; i < 128; ++i) EXPECT_FLOAT_EQ(out[i], i * 30.f + 7.f);
   EXPECT_EQ(evals_.load(), 4);
-  // in, a, b, c, out each 512 bytes: in/b and a/c can share.
+  // in, a, b, c, out each 512 bytes: a/c can share; the input keeps its
+  // bytes (as in TFLite), so a second Invoke without setting it again gives
+  // the same result.
   EXPECT_LT(it.arena_bytes(), it.unplanned_bytes());
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(in[i], static_cast<float>(i)) << "the input was overwritten";
+  ASSERT_TRUE(it.Invoke().ok());
+  for (int i = 0; i < 128; ++i) EXPECT_FLOAT_EQ(out[i], i * 30.f + 7.f);
   EXPECT_GT(it.persistent_bytes(), 0u);
 }
 

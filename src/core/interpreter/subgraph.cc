@@ -834,6 +834,12 @@ Status Subgraph::PlanMemory() {
     for (int t : node.intermediates) touch(t, i);
   }
   for (int t : outputs_) touch(t, std::max(steps - 1, 0)), last[static_cast<size_t>(t)] = steps;
+  // Inputs keep their values for the whole Invoke and after it, as in
+  // TFLite: a caller may set an input once and invoke again (a streaming
+  // model's fixed inputs), so nothing planned later may reuse their bytes.
+  for (int t : inputs_) {
+    if (first[static_cast<size_t>(t)] >= 0) last[static_cast<size_t>(t)] = steps;
+  }
 
   std::vector<BufferUse> uses;
   std::vector<int> owner;  // tensor index, or -(node + 1) for a node's scratch
