@@ -253,6 +253,62 @@ std::vector<uint8_t> StreamingModel(bool with_initializer = true) {
   return g.Finish();
 }
 
+// main: h = VAR_HANDLE("acc") (zeroed by a CALL_ONCE initializer); (i, h) =
+// WHILE(i < n) { acc += x; i + 1, h } with the handle a loop variable (the
+// body reads and assigns through a resource passed in); out = acc after it.
+std::vector<uint8_t> ResourceLoopModel() {
+  MultiGraphBuilder g;
+  const int op_call_once = g.AddOpCode(BuiltinOperator::CALL_ONCE);
+  const int op_handle = g.AddOpCode(BuiltinOperator::VAR_HANDLE);
+  const int op_read = g.AddOpCode(BuiltinOperator::READ_VARIABLE);
+  const int op_assign = g.AddOpCode(BuiltinOperator::ASSIGN_VARIABLE);
+  const int op_while = g.AddOpCode(BuiltinOperator::WHILE);
+  const int op_add = g.AddOpCode(BuiltinOperator::ADD);
+  const int op_less = g.AddOpCode(BuiltinOperator::LESS);
+  g.AddSubgraph("main");
+  const int n = g.AddTensor(DataType::kInt32, {}, 0, "n");
+  const int x = g.AddTensor(DataType::kFloat32, {2}, 0, "x");
+  const int zero = g.AddConstant<int32_t>(DataType::kInt32, {}, {0});
+  const int h = g.AddTensor(DataType::kResource, {}, 0, "handle");
+  const int i_out = g.AddTensor(DataType::kInt32, {}, 0, "i_out");
+  const int n_out = g.AddTensor(DataType::kInt32, {}, 0, "n_out");
+  const int x_out = g.AddTensor(DataType::kFloat32, {2}, 0, "x_out");
+  const int h_out = g.AddTensor(DataType::kResource, {}, 0, "h_out");
+  const int acc = g.AddTensor(DataType::kFloat32, {2}, 0, "acc");
+  g.AddOp(op_call_once, {}, {}, CallOnceOpts(3));
+  g.AddOp(op_handle, {}, {h}, VarHandleOpts("acc"));
+  g.AddOp(op_while, {zero, n, x, h}, {i_out, n_out, x_out, h_out}, WhileOpts(1, 2));
+  g.AddOp(op_read, {h}, {acc});
+  g.SetInputs({n, x});
+  g.SetOutputs({acc});
+  g.AddSubgraph("cond");
+  std::vector<int> c_in = {g.AddTensor(DataType::kInt32, {}), g.AddTensor(DataType::kInt32, {}),
+                           g.AddTensor(DataType::kFloat32, {2}), g.AddTensor(DataType::kResource, {})};
+  const int less = g.AddTensor(DataType::kBool, {});
+  g.AddOp(op_less, {c_in[0], c_in[1]}, {less});
+  g.SetInputs(c_in);
+  g.SetOutputs({less});
+  g.AddSubgraph("body");
+  std::vector<int> b_in = {g.AddTensor(DataType::kInt32, {}), g.AddTensor(DataType::kInt32, {}),
+                           g.AddTensor(DataType::kFloat32, {2}), g.AddTensor(DataType::kResource, {})};
+  const int one = g.AddConstant<int32_t>(DataType::kInt32, {}, {1});
+  const int next = g.AddTensor(DataType::kInt32, {});
+  const int value = g.AddTensor(DataType::kFloat32, {2});
+  const int sum = g.AddTensor(DataType::kFloat32, {2});
+  g.AddOp(op_add, {b_in[0], one}, {next}, AddOpts());
+  g.AddOp(op_read, {b_in[3]}, {value});
+  g.AddOp(op_add, {value, b_in[2]}, {sum}, AddOpts());
+  g.AddOp(op_assign, {b_in[3], sum}, {});
+  g.SetInputs(b_in);
+  g.SetOutputs({next, b_in[1], b_in[2], b_in[3]});
+  g.AddSubgraph("init");
+  const int h1 = g.AddTensor(DataType::kResource, {});
+  const int zeros = g.AddConstant<float>(DataType::kFloat32, {2}, {0, 0});
+  g.AddOp(op_handle, {}, {h1}, VarHandleOpts("acc"));
+  g.AddOp(op_assign, {h1, zeros}, {});
+  return g.Finish();
+}
+
 struct Loaded {
   std::unique_ptr<Model> model;
   std::unique_ptr<Interpreter> interp;
@@ -460,6 +516,24 @@ TEST(ControlFlowTest, ALoopVariableThatGrowsIsSizedAtInvoke) {
   EXPECT_NE(s.message().find("max_macs"), std::string::npos) << s.ToString();
 }
 
+TEST(ControlFlowTest, AResourcePassedIntoALoopBodyIsReadAndAssigned) {
+  Loaded l = Load(ResourceLoopModel());
+  ASSERT_TRUE(l.status.ok()) << l.status.ToString();
+  Set<float>(*l.interp, 1, {1.f, -0.5f});
+  float total = 0;
+  for (int n : {3, 0, 2}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    Set<int32_t>(*l.interp, 0, {n});
+    ASSERT_TRUE(l.interp->Invoke().ok());
+    total += static_cast<float>(n);
+    EXPECT_EQ(Get<float>(*l.interp, 0), (std::vector<float>{total, -0.5f * total}));
+  }
+  ASSERT_TRUE(l.interp->ResetVariableTensors().ok());
+  Set<int32_t>(*l.interp, 0, {1});
+  ASSERT_TRUE(l.interp->Invoke().ok());
+  EXPECT_EQ(Get<float>(*l.interp, 0), (std::vector<float>{1.f, -0.5f}));
+}
+
 TEST(ControlFlowTest, ReshapeByAComputedShapeRunsAtInvoke) {
   // out = RESHAPE(x + x, SHAPE(y)): the shape is known at allocation, the
   // data only at Invoke, so the RESHAPE is prepared then but not folded
@@ -597,6 +671,15 @@ TEST(ControlFlowTest, MatchesLiteRt) {
     c->Feed<float>(2, DataType::kFloat32, {1}, {0.75f});
     c->Expect(3);
     c->Expect(5);
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = std::make_unique<testing::GoldenCase>("resource variables/a handle passed into a WHILE body, 3 invokes");
+    c->model_file = ResourceLoopModel();
+    c->invokes = 3;
+    c->Feed<int32_t>(0, DataType::kInt32, {}, {2});
+    c->Feed<float>(1, DataType::kFloat32, {2}, {1.25f, -3.f});
+    c->Expect(8);
     cases.push_back(std::move(c));
   }
   {

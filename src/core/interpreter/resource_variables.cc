@@ -5,7 +5,8 @@
 // A resource tensor holds the variable's int32 handle. VAR_HANDLE depends on
 // nothing but its names, so it is folded at allocation: its output is then a
 // constant, and the READ/ASSIGN nodes after it know their variable when they
-// are prepared. Shapes are static: the first ASSIGN_VARIABLE prepared
+// are prepared (a handle passed from another subgraph defers them to
+// Invoke). Shapes are static: the first ASSIGN_VARIABLE prepared
 // declares a variable's type and shape (usually in a CALL_ONCE initializer),
 // READ_VARIABLE gives that shape.
 #include <cstring>
@@ -24,10 +25,11 @@ StatusOr<ResourceVariable*> VariableOf(KernelContext& ctx, GraphTable& graphs) {
   if (ctx.num_inputs() < 1 || !ctx.has_input(0)) return ctx.Error("expects a resource input");
   const Tensor& handle = ctx.input(0);
   if (handle.type != DataType::kResource) return ctx.Error("input 0 must be a resource, got " + DataTypeName(handle.type));
-  if (!handle.is_constant() || handle.data == nullptr) {
-    return ctx.Unsupported("the resource must come from a VAR_HANDLE in the same subgraph (a resource passed between "
-                           "subgraphs is not supported yet)");
-  }
+  // A handle made by a VAR_HANDLE of this subgraph is a constant; one passed
+  // in from another subgraph (a loop variable, a branch argument) is known
+  // at Invoke: the node is then prepared there.
+  if (!ctx.InputValuesReady(0)) return ctx.NeedInputValues(0);
+  if (handle.data == nullptr || handle.bytes < sizeof(int32_t)) return ctx.Error("the resource handle has no value");
   int32_t id;
   std::memcpy(&id, handle.data, sizeof(id));
   ResourceVariable* v = graphs.Variable(id);
