@@ -127,6 +127,15 @@ class RELITE_API Delegate {
   // e.g. out of device memory; the interpreter then stays unmodified).
   virtual NodeSupport CheckNode(const DelegateGraph& graph, int node_index) = 0;
 
+  // Asked once per graph before any CheckNode: a delegate that would bring
+  // this graph no gain as a whole (its layers too small for the device, say)
+  // returns why; every node then stays on the CPU with that reason and
+  // CheckNode is not called. The default takes every graph.
+  virtual Status CheckGraph(const DelegateGraph& graph) {
+    (void)graph;
+    return Status::Ok();
+  }
+
   // Builds the kernel that runs `partition`. Its KernelContext's node() is the
   // partition node: input(i) is partition.inputs[i], output(i) is
   // partition.outputs[i]. Prepare must set every output's shape.

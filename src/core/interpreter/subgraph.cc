@@ -1020,6 +1020,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
   const size_t plan_size = execution_plan_.size();
   std::vector<PlanEntry> entries(plan_size);
   std::vector<NodeSupport> support(plan_size);
+  const Status graph_check = delegate.CheckGraph(view);
   for (size_t k = 0; k < plan_size; ++k) {
     const int index = execution_plan_[k];
     const Node& node = nodes_[static_cast<size_t>(index)];
@@ -1028,7 +1029,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
     if (static_cast<size_t>(index) >= num_model_nodes || will_fold[static_cast<size_t>(index)] ||
         folded_[static_cast<size_t>(index)])
       continue;
-    support[k] = delegate.CheckNode(view, index);
+    support[k] = graph_check.ok() ? delegate.CheckNode(view, index) : NodeSupport::Unsupported(graph_check.message());
     entries[k].supported = support[k].supported();
     entries[k].cost = support[k].cost;
   }

@@ -883,6 +883,26 @@ TEST(OnednnDecline, DeclinesWithTheReasonAndChangesNothing) {
   }
 }
 
+TEST(OnednnDecline, Fp32DeclinesAModelOfSmallLayers) {
+  // fp32 brings no gain where layers are small (the per-model check); bf16
+  // and force take the same model, and a model of large layers is taken.
+  Delegate* d = SharedOnednn(OnednnPrecision::kFp32, false);
+  ASSERT_NE(d, nullptr);
+  if (Status av = OnednnDelegateAvailability(*d); !av.ok()) GTEST_SKIP() << av.ToString();
+  const ConvCase small{1, 9, 9, 4, 8, 3, 3, tflite::Padding::SAME, 1, 1, ActivationFunctionType::RELU};
+  const DelegationReport declined = testing::DelegationOf(ConvModel(small), d);
+  EXPECT_EQ(declined.num_delegated, 0) << declined.ToString();
+  EXPECT_NE(declined.ToString().find("no gain for this model in fp32"), std::string::npos) << declined.ToString();
+  EXPECT_NE(declined.ToString().find("its 1 convolution and matrix layers average 0.023 M"), std::string::npos) << declined.ToString();
+  EXPECT_EQ(testing::DelegationOf(ConvModel(small), SharedOnednn(OnednnPrecision::kFp32, true)).num_delegated, 1);
+  Delegate* bf16 = SharedOnednn(OnednnPrecision::kBf16, false);
+  if (OnednnDelegateAvailability(*bf16).ok()) EXPECT_EQ(testing::DelegationOf(ConvModel(small), bf16).num_delegated, 1);
+  // 28 x 28 x 256 outputs of 3 x 3 x 256 products: 462 M multiply-accumulates.
+  const ConvCase large{1, 28, 28, 256, 256, 3, 3, tflite::Padding::SAME, 1, 1, ActivationFunctionType::RELU};
+  const DelegationReport taken = testing::DelegationOf(ConvModel(large), d);
+  EXPECT_EQ(taken.num_delegated, 1) << taken.ToString();
+}
+
 // ---------------------------------------------------------------- the real float models
 
 struct FloatModel {
