@@ -54,6 +54,17 @@ Options MulOpts() {
   };
 }
 
+// The "then" branch of the IF models: x + 1 over a float [3].
+void AddPlusOneBranch(MultiGraphBuilder& g, int op_add) {
+  g.AddSubgraph("then");
+  const int a = g.AddTensor(DataType::kFloat32, {3});
+  const int one = g.AddConstant<float>(DataType::kFloat32, {3}, {1, 1, 1});
+  const int sum = g.AddTensor(DataType::kFloat32, {3});
+  g.AddOp(op_add, {a, one}, {sum}, AddOpts());
+  g.SetInputs({a});
+  g.SetOutputs({sum});
+}
+
 // main: out = IF(cond, x): then x + 1, else x * 2. `else_index` and the
 // else branch's output type can be changed to write malformed models.
 std::vector<uint8_t> IfModel(int then_index = 1, int else_index = 2, DataType else_out = DataType::kFloat32) {
@@ -69,15 +80,9 @@ std::vector<uint8_t> IfModel(int then_index = 1, int else_index = 2, DataType el
   g.AddOp(op_if, {cond, x}, {out}, IfOpts(then_index, else_index));
   g.SetInputs({cond, x});
   g.SetOutputs({out});
-  g.AddSubgraph("then");
-  int a = g.AddTensor(DataType::kFloat32, {3});
-  int one = g.AddConstant<float>(DataType::kFloat32, {3}, {1, 1, 1});
-  int sum = g.AddTensor(DataType::kFloat32, {3});
-  g.AddOp(op_add, {a, one}, {sum}, AddOpts());
-  g.SetInputs({a});
-  g.SetOutputs({sum});
+  AddPlusOneBranch(g, op_add);
   g.AddSubgraph("else");
-  a = g.AddTensor(DataType::kFloat32, {3});
+  const int a = g.AddTensor(DataType::kFloat32, {3});
   const int two = g.AddConstant<float>(DataType::kFloat32, {3}, {2, 2, 2});
   int prod = g.AddTensor(DataType::kFloat32, {3});
   g.AddOp(op_mul, {a, two}, {prod}, MulOpts());
@@ -164,15 +169,9 @@ std::vector<uint8_t> IfShapesModel() {
   g.AddOp(op_if, {cond, x}, {out}, IfOpts(1, 2));
   g.SetInputs({cond, x});
   g.SetOutputs({out});
-  g.AddSubgraph("then");
-  int a = g.AddTensor(DataType::kFloat32, {3});
-  const int one = g.AddConstant<float>(DataType::kFloat32, {3}, {1, 1, 1});
-  const int sum = g.AddTensor(DataType::kFloat32, {3});
-  g.AddOp(op_add, {a, one}, {sum}, AddOpts());
-  g.SetInputs({a});
-  g.SetOutputs({sum});
+  AddPlusOneBranch(g, op_add);
   g.AddSubgraph("else");
-  a = g.AddTensor(DataType::kFloat32, {3});
+  const int a = g.AddTensor(DataType::kFloat32, {3});
   const int both = g.AddTensor(DataType::kFloat32, {6});
   g.AddOp(op_concat, {a, a}, {both}, ConcatOpts(0));
   g.SetInputs({a});
