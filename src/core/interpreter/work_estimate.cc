@@ -19,10 +19,9 @@ double LastDim(const Tensor& t) { return t.shape.empty() ? 1.0 : std::max(1.0, s
 
 }  // namespace
 
-double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
+double EstimateWeightedMacs(const Node& node, const TensorLookup& lookup) {
   auto tensor = [&](const std::vector<int>& list, size_t i) -> const Tensor* {
-    if (i >= list.size() || list[i] < 0 || static_cast<size_t>(list[i]) >= tensors.size()) return nullptr;
-    return &tensors[static_cast<size_t>(list[i])];
+    return i < list.size() && list[i] >= 0 ? lookup(list[i]) : nullptr;
   };
   const Tensor* out = tensor(node.outputs, 0);
   // Output elements x (weights per output channel): CONV_2D (KH*KW*Cin),
@@ -39,7 +38,7 @@ double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
     if (w == nullptr || in == nullptr) return 0.0;
     return Elements(*in) * Elements(*w) / LastDim(*w);
   };
-  double work = 0.0;
+  double work = -1.0;
   if (!node.is_custom()) {
     switch (static_cast<Op>(node.builtin_code)) {
       case Op::CONV_2D:
@@ -52,6 +51,7 @@ double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
         break;
       case Op::BATCH_MATMUL: {
         const Tensor* lhs = tensor(node.inputs, 0);
+        work = 0.0;
         if (out != nullptr && lhs != nullptr) {
           const double k = lhs->rank() >= 2 ? std::max<double>(lhs->shape[lhs->shape.size() - 1], lhs->shape[lhs->shape.size() - 2])
                                             : LastDim(*lhs);
@@ -68,6 +68,7 @@ double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
         // Every weight is used once per step (batch x time rows of the input).
         const Tensor* in = tensor(node.inputs, 0);
         const double steps = in != nullptr ? Elements(*in) / LastDim(*in) : 1.0;
+        work = 0.0;
         for (size_t i = 1; i < node.inputs.size(); ++i) {
           if (const Tensor* w = tensor(node.inputs, i)) work += Elements(*w) * steps;
         }
@@ -79,6 +80,17 @@ double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
   } else if (node.op_name == "Convolution2DTransposeBias") {
     work = transposed(1, 0);
   }
+  return work;
+}
+
+double EstimateNodeMacs(const Node& node, const std::vector<Tensor>& tensors) {
+  auto lookup = [&](int t) -> const Tensor* {
+    return t >= 0 && static_cast<size_t>(t) < tensors.size() ? &tensors[static_cast<size_t>(t)] : nullptr;
+  };
+  auto tensor = [&](const std::vector<int>& list, size_t i) -> const Tensor* {
+    return i < list.size() ? lookup(list[i]) : nullptr;
+  };
+  double work = std::max(0.0, EstimateWeightedMacs(node, lookup));
   // Everything reads its inputs and writes its outputs at least once.
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (const Tensor* t = tensor(node.inputs, i)) work += Elements(*t);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "src/core/interpreter/work_estimate.h"
 #include "src/delegates/onednn/dnnl_api.h"
 #include "src/delegates/onednn/partition.h"
 
@@ -20,38 +21,19 @@ bool HasIsa(dnnl_cpu_isa_t have, dnnl_cpu_isa_t want) {
 
 // In fp32 oneDNN runs on the same AVX-512 FMA units as relite's own kernels;
 // it wins where layers are large (Inception v3: 60 M multiply-accumulates a
-// layer on average, 1.25-1.3x faster on AVX-512 and AMX hosts) and loses on
+// layer on average, 1.3-1.7x faster on AVX-512 and AMX hosts) and loses on
 // mobile models whose layers have 8-32 channels and per-primitive overhead
 // dominates (the MediaPipe models, 1-3 M a layer: up to 1.5x slower; the
-// MobileNets and DeepLab, 6-20 M: at par or slower). docs/ONEDNN_DELEGATE.md
+// MobileNets and DeepLab, 6-20 M: at par or slower). docs/PERFORMANCE.md
 // has the measurements.
 constexpr double kFp32MinMacsPerLayer = 30e6;
 
-// The multiply-accumulates of a convolution, matrix product or transposed
-// convolution from its declared shapes (an estimate for the gain check only;
-// the builders check every shape they use).
-double LayerMacs(const DelegateGraph& graph, const Node& node) {
-  auto elements = [&](int input, bool output) -> double {
-    const std::vector<int>& list = output ? node.outputs : node.inputs;
-    if (input < 0 || static_cast<size_t>(input) >= list.size() || list[static_cast<size_t>(input)] < 0) return 0;
-    double n = 1;
-    for (int32_t d : graph.tensor(list[static_cast<size_t>(input)]).shape) n *= std::max<int32_t>(d, 0);
-    return n;
-  };
-  auto dim = [&](int input, int axis) -> double {
-    if (static_cast<size_t>(input) >= node.inputs.size() || node.inputs[static_cast<size_t>(input)] < 0) return 0;
-    const Shape& s = graph.tensor(node.inputs[static_cast<size_t>(input)]).shape;
-    const int a = axis < 0 ? static_cast<int>(s.size()) + axis : axis;
-    return a >= 0 && a < static_cast<int>(s.size()) ? std::max<int32_t>(s[static_cast<size_t>(a)], 0) : 0;
-  };
+// The layers the gain check averages: those oneDNN would run as
+// convolutions or matrix products.
+bool IsOnednnLayer(const Node& node) {
   const std::string& op = node.op_name;
-  if (op == "CONV_2D") return elements(0, true) * dim(1, 1) * dim(1, 2) * dim(1, 3);
-  if (op == "DEPTHWISE_CONV_2D") return elements(0, true) * dim(1, 1) * dim(1, 2);
-  if (op == "FULLY_CONNECTED") return elements(0, true) * dim(1, -1);
-  if (op == "BATCH_MATMUL") return elements(0, true) * dim(0, -1);
-  if (op == "TRANSPOSE_CONV") return elements(2, false) * dim(1, 0) * dim(1, 1) * dim(1, 2);
-  if (op == "Convolution2DTransposeBias") return elements(0, false) * dim(1, 0) * dim(1, 1) * dim(1, 2);
-  return -1;  // not a weighted layer
+  return op == "CONV_2D" || op == "DEPTHWISE_CONV_2D" || op == "FULLY_CONNECTED" || op == "BATCH_MATMUL" ||
+         op == "TRANSPOSE_CONV" || op == "Convolution2DTransposeBias";
 }
 
 class OnednnDelegate final : public Delegate {
@@ -72,12 +54,17 @@ class OnednnDelegate final : public Delegate {
   // bf16 (twice the multiply rate, AMX tiles) and `force` take any model.
   Status CheckGraph(const DelegateGraph& graph) override {
     if (!availability_.ok() || options_.force || options_.precision != OnednnPrecision::kFp32) return Status::Ok();
+    // The interpreter's work estimate, from the declared shapes (a guess for
+    // this check only; the builders check every shape they use).
+    const TensorLookup tensor = [&](int t) -> const Tensor* {
+      return t >= 0 && t < graph.num_tensors() ? &graph.tensor(t) : nullptr;
+    };
     double macs = 0;
     int layers = 0;
     for (int i = 0; i < graph.num_nodes(); ++i) {
-      const double m = LayerMacs(graph, graph.node(i));
-      if (m < 0) continue;
-      macs += m;
+      const Node& node = graph.node(i);
+      if (!IsOnednnLayer(node)) continue;
+      macs += std::max(0.0, EstimateWeightedMacs(node, tensor));
       ++layers;
     }
     const double mean = layers > 0 ? macs / layers : 0;
