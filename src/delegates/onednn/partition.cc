@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include <sys/mman.h>
+
 #include <fmt/format.h>
 
 namespace relite::onednn {
@@ -67,6 +69,59 @@ struct Memory {
   dnnl_memory_desc_t md{};
   int input_slot = -1, output_slot = -1;  // boundary
   int parent = -1;                        // a view of memory `parent`
+};
+
+// The partition's reordered weights, carved from a few large blocks mapped on
+// 2 MiB boundaries and offered to transparent huge pages: one page fault per
+// 2 MiB instead of per 4 KiB. Inception V3's 46 MiB of bf16 weights took 11k
+// faults one allocation each, a third of the delegate's start-up.
+class WeightArena {
+ public:
+  WeightArena() = default;
+  WeightArena(const WeightArena&) = delete;
+  WeightArena& operator=(const WeightArena&) = delete;
+  ~WeightArena() {
+    for (const Block& b : blocks_) munmap(b.map, b.map_bytes);
+  }
+
+  // 64-byte aligned, never freed before the arena; nullptr if the system
+  // has no memory left.
+  void* Allocate(size_t bytes) {
+    bytes = (bytes + 63) & ~size_t{63};
+    if (blocks_.empty() || blocks_.back().size - blocks_.back().used < bytes) {
+      // Blocks double from 2 MiB up to 32 MiB, so a small model does not pay
+      // for a large block.
+      const size_t grow = blocks_.empty() ? kHugePage : std::min<size_t>(blocks_.back().size * 2, 16 * kHugePage);
+      if (!NewBlock(std::max(grow, RoundUp(bytes, kHugePage)))) return nullptr;
+    }
+    Block& b = blocks_.back();
+    void* p = b.base + b.used;
+    b.used += bytes;
+    return p;
+  }
+
+ private:
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+  struct Block {
+    void* map = nullptr;
+    size_t map_bytes = 0;
+    char* base = nullptr;
+    size_t size = 0, used = 0;
+  };
+  bool NewBlock(size_t size) {
+    const size_t map_bytes = size + kHugePage;  // room to align the start
+    void* map = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) return false;
+    const uintptr_t start = RoundUp(reinterpret_cast<uintptr_t>(map), kHugePage);
+    char* base = reinterpret_cast<char*>(start);
+#ifdef MADV_HUGEPAGE
+    madvise(base, size, MADV_HUGEPAGE);  // advice only: without it, 4 KiB pages
+#endif
+    blocks_.push_back({map, map_bytes, base, size, 0});
+    return true;
+  }
+  std::vector<Block> blocks_;
 };
 
 struct Step {
@@ -145,6 +200,7 @@ class PartitionKernel final : public Kernel {
   std::vector<Memory> memories_;
   std::vector<Step> steps_;
   std::vector<Shape> input_shapes_, output_shapes_;
+  WeightArena weights_;  // the constants' bytes; the destructor's body releases their memories first
 };
 
 // The partition build: actual layouts, memories and primitives.
@@ -231,7 +287,7 @@ class BuildContext final : public OpContext {
     if (api().dnnl_memory_create(&user, &user_md, engine(), const_cast<void*>(data)) != dnnl_success) {
       return InternalError("oneDNN: cannot wrap a constant");
     }
-    auto to = NewMemory(want);
+    auto to = NewWeightMemory(want);
     Status s = to.ok() ? Status::Ok() : to.status();
     if (s.ok()) {
       dnnl_primitive_desc_t pd = nullptr;
@@ -373,6 +429,20 @@ class BuildContext final : public OpContext {
     m.md = want;
     if (api().dnnl_memory_create(&m.mem, &want, engine(), DNNL_MEMORY_ALLOCATE) != dnnl_success) {
       return ResourceExhaustedError(fmt::format("oneDNN: cannot allocate {} bytes", api().dnnl_memory_desc_get_size(&want)));
+    }
+    k_.memories_.push_back(m);
+    return static_cast<int>(k_.memories_.size() - 1);
+  }
+
+  // A constant's memory, in the partition's weight arena.
+  StatusOr<int> NewWeightMemory(const dnnl_memory_desc_t& want) {
+    const size_t bytes = api().dnnl_memory_desc_get_size(&want);
+    void* data = k_.weights_.Allocate(std::max<size_t>(bytes, 1));
+    if (data == nullptr) return ResourceExhaustedError(fmt::format("oneDNN: cannot allocate {} bytes of weights", bytes));
+    Memory m;
+    m.md = want;
+    if (api().dnnl_memory_create(&m.mem, &want, engine(), data) != dnnl_success) {
+      return InternalError("oneDNN: cannot describe a weight tensor");
     }
     k_.memories_.push_back(m);
     return static_cast<int>(k_.memories_.size() - 1);
