@@ -169,6 +169,9 @@ BENCHMARK(BM_DepthwiseConv2D)
     ->Args({112, 112, 96, 3, 2, 1})
     ->Args({28, 28, 144, 5, 1, 1})
     ->Args({14, 14, 576, 3, 1, 1})
+    ->Args({14, 14, 288, 3, 1, 1})
+    ->Args({14, 14, 384, 5, 1, 1})
+    ->Args({7, 7, 672, 5, 1, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

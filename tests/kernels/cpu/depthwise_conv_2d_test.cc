@@ -136,6 +136,37 @@ TEST(DepthwiseConv2DTest, FastPathsAndChannelTails) {
   }
 }
 
+TEST(DepthwiseConv2DTest, SmallMapsOnAZeroPaddedCopy) {
+  // 5x5 windows on maps where two fifths or more of the pixels touch the
+  // border run on a padded copy of the input: batches, threads, uneven SAME
+  // padding (even sizes under stride 2), a map smaller than the window, and
+  // 256 channels and up (weights held in registers; 260: a masked tail).
+  for (int size : {3, 7, 14}) {
+    for (int stride : {1, 2}) {
+      for (int channels : {40, 272, 260}) {
+        DwCase c;
+        c.batch = 2;
+        c.in_h = size;
+        c.in_w = size + 1;
+        c.in_c = channels;
+        c.filter_h = c.filter_w = 5;
+        c.stride_h = c.stride_w = stride;
+        c.activation = tflite::ActivationFunctionType::RELU6;
+        for (int threads : {1, 2}) {
+          c.threads = threads;
+          RunDwCase(c);
+        }
+      }
+    }
+  }
+  // Larger maps, not copied, with the weights in registers.
+  DwCase c;
+  c.in_h = c.in_w = 28;
+  c.in_c = 260;
+  c.filter_h = c.filter_w = 5;
+  RunDwCase(c);
+}
+
 TEST(DepthwiseConv2DTest, GeneralFilters) {
   for (auto padding : {tflite::Padding::SAME, tflite::Padding::VALID}) {
     for (int kh : {1, 2, 4, 7}) {
