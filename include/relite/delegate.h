@@ -58,6 +58,9 @@ class RELITE_API DelegateGraph {
   virtual bool is_graph_output(int tensor_index) const = 0;
   virtual int num_nodes() const = 0;
   virtual const Node& node(int node_index) const = 0;
+  // The interpreter's thread count: what a delegate's own CPU threads
+  // follow, when it builds its partitions as when they run.
+  virtual int num_threads() const { return 1; }
 };
 
 // What a delegate keeps from the support check of one node to build it later

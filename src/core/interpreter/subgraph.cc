@@ -966,8 +966,9 @@ namespace {
 class SubgraphView final : public DelegateGraph {
  public:
   SubgraphView(const Model& model, const std::vector<Tensor>& tensors, const std::vector<Node>& nodes,
-               std::vector<uint8_t> constant, const std::vector<int>& inputs, const std::vector<int>& outputs)
-      : model_(model), tensors_(tensors), nodes_(nodes), constant_(std::move(constant)) {
+               std::vector<uint8_t> constant, const std::vector<int>& inputs, const std::vector<int>& outputs,
+               int num_threads)
+      : model_(model), tensors_(tensors), nodes_(nodes), constant_(std::move(constant)), num_threads_(num_threads) {
     role_.assign(tensors.size(), 0);
     for (int t : inputs) role_[static_cast<size_t>(t)] |= 1;
     for (int t : outputs) role_[static_cast<size_t>(t)] |= 2;
@@ -980,6 +981,7 @@ class SubgraphView final : public DelegateGraph {
   bool is_graph_output(int i) const override { return InRange(i, tensors_.size()) && (role_[static_cast<size_t>(i)] & 2); }
   int num_nodes() const override { return static_cast<int>(nodes_.size()); }
   const Node& node(int i) const override { return nodes_[Clamp(i, nodes_.size())]; }
+  int num_threads() const override { return num_threads_; }
 
  private:
   static bool InRange(int i, size_t n) { return i >= 0 && static_cast<size_t>(i) < n; }
@@ -989,6 +991,7 @@ class SubgraphView final : public DelegateGraph {
   const std::vector<Node>& nodes_;
   std::vector<uint8_t> constant_;
   std::vector<uint8_t> role_;
+  int num_threads_;
 };
 
 }  // namespace
@@ -1013,7 +1016,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
     if (!will_fold[i]) continue;
     for (int t : nodes_[i].outputs) constant[static_cast<size_t>(t)] = 1;
   }
-  SubgraphView view(model_, tensors_, nodes_, constant, inputs_, outputs_);
+  SubgraphView view(model_, tensors_, nodes_, constant, inputs_, outputs_, pool_ != nullptr ? pool_->size() : 1);
 
   // Offered: the model nodes of the plan that will run at Invoke (not
   // folded, not already in a partition node).

@@ -896,7 +896,9 @@ TEST(OnednnDecline, Fp32DeclinesAModelOfSmallLayers) {
   EXPECT_NE(declined.ToString().find("its 1 convolution and matrix layers average 0.023 M"), std::string::npos) << declined.ToString();
   EXPECT_EQ(testing::DelegationOf(ConvModel(small), SharedOnednn(OnednnPrecision::kFp32, true)).num_delegated, 1);
   Delegate* bf16 = SharedOnednn(OnednnPrecision::kBf16, false);
-  if (OnednnDelegateAvailability(*bf16).ok()) EXPECT_EQ(testing::DelegationOf(ConvModel(small), bf16).num_delegated, 1);
+  if (OnednnDelegateAvailability(*bf16).ok()) {
+    EXPECT_EQ(testing::DelegationOf(ConvModel(small), bf16).num_delegated, 1);
+  }
   // 28 x 28 x 256 outputs of 3 x 3 x 256 products: 462 M multiply-accumulates.
   const ConvCase large{1, 28, 28, 256, 256, 3, 3, tflite::Padding::SAME, 1, 1, ActivationFunctionType::RELU};
   const DelegationReport taken = testing::DelegationOf(ConvModel(large), d);
