@@ -30,10 +30,12 @@ struct GemmSegments {
 // (segment s of row r at a + r * lda + s * depth.stride). `b` is the panel at
 // the first depth step (width floats per step). The sums start from `bias`
 // (width floats, or zero when null) unless `accumulate`, which adds to what
-// C holds; `finalize` clamps to [lo, hi].
+// C holds; `finalize` adds the residual (when not null: row r's `width`
+// floats at residual + r * residual_stride, a fused ADD) and clamps to
+// [lo, hi].
 using GemmF32PanelFn = void (*)(int rows, int width, const GemmSegments& depth, const float* a, size_t lda,
                                 const float* b, float* c, size_t ldc, const float* bias, bool accumulate,
-                                bool finalize, float lo, float hi);
+                                bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
 
 // Rows of C (row stride ldc, `cols` columns): c = clamp(c + r) in columns
 // [0, residual_cols), clamp(c) in the rest; row i of r at r + i * r_stride.

@@ -18,7 +18,8 @@ constexpr int kTileRows = kLanes == 16 ? 12 : kLanes == 8 ? 6 : kVectorRegisters
 template <int kRows, typename V, int kVectors>
 inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, const float* a, size_t lda,
                                                      const float* b, float* c, size_t ldc, const float* bias,
-                                                     bool accumulate, bool finalize, float lo, float hi) {
+                                                     bool accumulate, bool finalize, float lo, float hi,
+                                                     const float* residual, size_t residual_stride) {
   constexpr int kL = static_cast<int>(sizeof(V) / sizeof(float));
   V acc[kRows][kVectors];
   if (accumulate) {
@@ -54,6 +55,15 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
     }
   }
   if (finalize) {
+    // A fused ADD's operand joins while the tile is in registers: no second
+    // pass over C.
+    if (residual != nullptr) {
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) acc[r][v] += Load<V>(residual + r * residual_stride + kL * v);
+      }
+    }
     const V vlo = Splat<V>(lo), vhi = Splat<V>(hi);
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
@@ -69,23 +79,28 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
 }
 
 using TileFn = void (*)(const GemmSegments&, const float*, size_t, const float*, float*, size_t, const float*, bool,
-                        bool, float, float);
+                        bool, float, float, const float*, size_t);
 
 template <int kRows, typename V, int kVectors>
 void Tile(const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
-          const float* bias, bool accumulate, bool finalize, float lo, float hi) {
-  MicroTile<kRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+          const float* bias, bool accumulate, bool finalize, float lo, float hi, const float* residual,
+          size_t residual_stride) {
+  MicroTile<kRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                                residual_stride);
 }
 
 // Full tiles down one panel in one call: with a short K a call per tile,
 // with its eleven arguments, costs a noticeable share.
 template <typename V, int kVectors>
 void FullTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
-               const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+               const float* bias, bool accumulate, bool finalize, float lo, float hi, const float* residual,
+               size_t residual_stride) {
   for (int t = 0; t < tiles; ++t) {
-    MicroTile<kTileRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
+    MicroTile<kTileRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                                      residual_stride);
     a += kTileRows * lda;
     c += kTileRows * ldc;
+    if (residual != nullptr) residual += kTileRows * residual_stride;
   }
 }
 
@@ -116,16 +131,25 @@ float HorizontalSum(VecF v) {
 const int kGemmF32TileRows = kTileRows;
 
 void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
-                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi) {
+                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
+                  const float* residual, size_t residual_stride) {
   const int tiles = rows / kTileRows;
   const int rest = rows - tiles * kTileRows;
   const size_t done = static_cast<size_t>(tiles) * kTileRows;
+  const float* rest_residual = residual != nullptr ? residual + done * residual_stride : nullptr;
   if (width == 16) {
-    FullTiles<WideV, kWideVectors>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
-    if (rest > 0) kPartialWide[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi);
+    FullTiles<WideV, kWideVectors>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                                   residual_stride);
+    if (rest > 0) {
+      kPartialWide[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                             rest_residual, residual_stride);
+    }
   } else {
-    FullTiles<V8, 1>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi);
-    if (rest > 0) kPartialNarrow[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi);
+    FullTiles<V8, 1>(tiles, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual, residual_stride);
+    if (rest > 0) {
+      kPartialNarrow[rest - 1](depth, a + done * lda, lda, b, c + done * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                               rest_residual, residual_stride);
+    }
   }
 }
 

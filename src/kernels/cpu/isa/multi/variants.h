@@ -21,7 +21,8 @@ inline size_t QRowStride(int k) { return static_cast<size_t>((k + 1) / 2) * 2; }
 
 extern const int kGemmF32TileRows;
 void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
-                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi);
+                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
+                  const float* residual, size_t residual_stride);
 void GemvF32(int k, const float* w, size_t row_stride, const float* x, const float* bias, float lo, float hi, float* y,
              int n_begin, int n_end);
 void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
