@@ -113,6 +113,20 @@ void DepthwisePixelMultiplier(const Window& win, const Strides& st, const float*
   for (int oc = 0; oc < out_channels; ++oc) out[oc] = ClampF(out[oc], lo, hi);
 }
 
+// Channels [c, C) of a tile's K x K interior pixels one pixel at a time,
+// where the ISA has no masked vector for the tail.
+template <int K>
+void TailPixels(const DepthwiseF32Job& job, const Strides& st, int c, const float* tile_in, float* tile_out, int pixels,
+                size_t pixel_step) {
+  const size_t c_total = static_cast<size_t>(job.in_c);
+  Window win{nullptr, job.filter + c, K, K};
+  for (int p = 0; p < pixels; ++p) {
+    win.input = tile_in + static_cast<size_t>(p) * pixel_step + c;
+    DepthwisePixel<K, K>(win, st, job.bias + c, tile_out + static_cast<size_t>(p) * c_total + c, job.in_c - c,
+                         job.act_min, job.act_max);
+  }
+}
+
 // One channel block of the 3x3 interior: the nine weight vectors stay in
 // registers while the block sweeps the tile's pixels. `lanes` < lanes(V)
 // marks the masked last block.
@@ -179,12 +193,7 @@ void RowInterior3x3(const DepthwiseF32Job& job, const Strides& st, const float* 
       Sweep3x3<VecF, true>(job.filter + c, job.bias + c, tile_in + c, tile_out + c, pixels, pixel_step, c_total, col,
                            row, vlo, vhi, in_c - c);
     } else {
-      Window win{nullptr, job.filter + c, 3, 3};
-      for (int p = 0; p < pixels; ++p) {
-        win.input = tile_in + static_cast<size_t>(p) * pixel_step + c;
-        DepthwisePixel<3, 3>(win, st, job.bias + c, tile_out + static_cast<size_t>(p) * c_total + c, in_c - c,
-                             job.act_min, job.act_max);
-      }
+      TailPixels<3>(job, st, c, tile_in, tile_out, pixels, pixel_step);
     }
   }
 }
@@ -279,12 +288,7 @@ void RowInterior5x5Registers(const DepthwiseF32Job& job, const Strides& st, cons
       Sweep5x5<VecF, true>(job.filter + c, job.bias + c, tile_in + c, tile_out + c, pixels, pixel_step, c_total,
                            st.input_tap_col, st.input_tap_row, vlo, vhi, in_c - c);
     } else {
-      Window win{nullptr, job.filter + c, 5, 5};
-      for (int p = 0; p < pixels; ++p) {
-        win.input = tile_in + static_cast<size_t>(p) * pixel_step + c;
-        DepthwisePixel<5, 5>(win, st, job.bias + c, tile_out + static_cast<size_t>(p) * c_total + c, in_c - c,
-                             job.act_min, job.act_max);
-      }
+      TailPixels<5>(job, st, c, tile_in, tile_out, pixels, pixel_step);
     }
   }
 }
