@@ -706,6 +706,13 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
   if (api.dnnl_stream_create(&kernel->stream_, engine->engine, dnnl_stream_default_flags) != dnnl_success) {
     return InternalError("oneDNN: cannot create a stream");
   }
+  // The interpreter's thread count from the start: the weight reorders run
+  // as OpenMP regions too, and under OpenMP's default (every core) each of
+  // ~200 small regions waits for every core. With 1 interpreter thread on a
+  // 2-core VM whose cores were busy, Inception V3's reorders took 140-540 ms
+  // that way and 28-71 ms on one thread.
+  const int threads = engine->threads > 0 ? engine->threads : graph.num_threads();
+  if (api.omp_set_num_threads != nullptr) api.omp_set_num_threads(std::max(1, threads));
   BuildStats local;
   BuildContext ctx(engine, graph, *kernel, local);
   // Boundary inputs: the CPU's float32 buffers, plain.
@@ -806,8 +813,7 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     ++local.boundary_reorders;
   }
   const auto create_start = std::chrono::steady_clock::now();
-  const int workers = engine->threads > 0 ? engine->threads : graph.num_threads();
-  RELITE_RETURN_IF_ERROR(CreatePendingPrimitives(api, kernel->steps_, workers));
+  RELITE_RETURN_IF_ERROR(CreatePendingPrimitives(api, kernel->steps_, threads));
   local.primitive_create_ms += MsSince(create_start);
   local.build_ms = MsSince(start);
   if (stats != nullptr) {
