@@ -78,6 +78,20 @@ class DepthwiseConv2DKernel final : public Kernel {
   SlotTasks tasks_;  // reset by every Eval
 };
 
+// The outputs [begin, end) of one dimension whose window lies inside the
+// input: o * stride - pad >= 0 and o * stride - pad + (K - 1) * dilation <= in - 1.
+struct InteriorRange {
+  int begin = 0, end = 0;
+};
+InteriorRange InteriorOutputs(int pad_before, int in, int filter, int dilation, int stride, int out) {
+  InteriorRange r;
+  r.begin = std::min(out, CeilDiv(pad_before, stride));
+  const int last_start = in - 1 - (filter - 1) * dilation + pad_before;
+  r.end = last_start < 0 ? 0 : std::min(out, FloorDiv(last_start, stride) + 1);
+  if (r.end < r.begin) r.end = r.begin;
+  return r;
+}
+
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   const int max_inputs = residual_.active() ? kResidualInput + 1 : 3;
   if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
@@ -137,22 +151,18 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     RELITE_RETURN_IF_ERROR(
         residual_.Prepare(ctx, kResidualInput, batch_, out_h_, out_w_, out_c_, "depthwise convolution"));
   }
-  // ox * stride - pad >= 0 and ox * stride - pad + (KW - 1) * dilation <= in_w - 1.
   const int sw = params_.stride_w;
-  interior_begin_ = std::min(out_w_, CeilDiv(pad_left_, sw));
-  const int last_start = in_w_ - 1 - (filter_w_ - 1) * params_.dilation_w + pad_left_;
-  interior_end_ = last_start < 0 ? 0 : std::min(out_w_, FloorDiv(last_start, sw) + 1);
-  if (interior_end_ < interior_begin_) interior_end_ = interior_begin_;
+  const InteriorRange columns = InteriorOutputs(pad_left_, in_w_, filter_w_, params_.dilation_w, sw, out_w_);
+  interior_begin_ = columns.begin;
+  interior_end_ = columns.end;
 
   padded_ = false;
   const bool interior_5x5 = multiplier_ == 1 && params_.dilation_h == 1 && params_.dilation_w == 1 &&
                             filter_h_ == 5 && filter_w_ == 5;
   if (interior_5x5) {
     const int sh = params_.stride_h;
-    const int interior_top = std::min(out_h_, CeilDiv(pad_top_, sh));
-    const int last_row_start = in_h_ - filter_h_ + pad_top_;
-    const int interior_bottom = last_row_start < 0 ? 0 : std::min(out_h_, FloorDiv(last_row_start, sh) + 1);
-    const int64_t interior = int64_t{std::max(0, interior_bottom - interior_top)} * (interior_end_ - interior_begin_);
+    const InteriorRange rows = InteriorOutputs(pad_top_, in_h_, filter_h_, 1, sh, out_h_);
+    const int64_t interior = int64_t{rows.end - rows.begin} * (interior_end_ - interior_begin_);
     const int64_t pixels = int64_t{out_h_} * out_w_;
     padded_h_ = std::max(in_h_ + pad_top_, (out_h_ - 1) * sh + filter_h_);
     padded_w_ = std::max(in_w_ + pad_left_, (out_w_ - 1) * sw + filter_w_);

@@ -84,9 +84,10 @@ namespace {
 // row and of columns [n_begin, n_end): `a` points at row 0's step k0.
 void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first, bool last, const float* a, size_t lda,
               const float* packed, const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end) {
-  // A residual covering a whole panel is added by the microkernel; one that
-  // ends inside it (a channel-padded operand) is added after, and the
-  // microkernel leaves the clamp to AddResidualAndClamp then.
+  // A residual covering a whole, fully valid panel is added by the
+  // microkernel; otherwise (a channel-padded operand ending inside the panel,
+  // or a partial panel's local tile) it is added after, and the microkernel
+  // leaves the clamp to AddResidualAndClamp.
   const bool residual = epilogue.residual != nullptr;
   const CpuKernels& kernels = Kernels();
   const int tile_rows = std::min(kernels.gemm_f32_tile_rows, kMaxTileRows);
@@ -106,7 +107,7 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
       const int rows = m1 - m0;
       const float* a_block = a + static_cast<size_t>(m0) * lda;
       float* c_block = c + static_cast<size_t>(m0) * ldc + n0;
-      const bool residual_inside = residual && n0 + width <= epilogue.residual_columns;
+      const bool residual_inside = residual && valid == width && n0 + width <= epilogue.residual_columns;
       const bool residual_after = residual && !residual_inside;
       const float kernel_min = residual_after ? -__builtin_inff() : epilogue.min;
       const float kernel_max = residual_after ? __builtin_inff() : epilogue.max;
@@ -130,10 +131,9 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
           for (int r = 0; r < tile_height; ++r) CopyColumns(c_tile + r * ldc, tile + r * width, valid, width);
         }
         kernels.gemm_f32_panel(tile_height, width, depth, a_block + static_cast<size_t>(r0) * lda, lda, panel, tile,
-                               width, bias, !first, last, residual ? -__builtin_inff() : epilogue.min,
-                               residual ? __builtin_inff() : epilogue.max, nullptr, 0);
+                               width, bias, !first, last, kernel_min, kernel_max, nullptr, 0);
         for (int r = 0; r < tile_height; ++r) StoreColumns(tile + r * width, c_tile + r * ldc, valid);
-        if (residual && last) AddResidualAndClamp(epilogue, m0 + r0, tile_height, n0, valid, c_tile, ldc);
+        if (residual_after && last) AddResidualAndClamp(epilogue, m0 + r0, tile_height, n0, valid, c_tile, ldc);
       }
     }
   }

@@ -104,8 +104,9 @@ void FullTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda,
   }
 }
 
+// A tile function per height, 1 to kTileRows: index h - 1.
 template <typename V, int kVectors, int... kRows>
-constexpr auto MakePartialTiles(std::integer_sequence<int, kRows...>) {
+constexpr auto MakeTiles(std::integer_sequence<int, kRows...>) {
   return std::array<TileFn, sizeof...(kRows)>{Tile<kRows + 1, V, kVectors>...};
 }
 
@@ -113,8 +114,8 @@ constexpr auto MakePartialTiles(std::integer_sequence<int, kRows...>) {
 // panels: one 8-lane vector.
 using WideV = VecF;
 constexpr int kWideVectors = 16 / kLanes;
-constexpr auto kPartialWide = MakePartialTiles<WideV, kWideVectors>(std::make_integer_sequence<int, kTileRows - 1>{});
-constexpr auto kPartialNarrow = MakePartialTiles<V8, 1>(std::make_integer_sequence<int, kTileRows - 1>{});
+constexpr auto kTilesWide = MakeTiles<WideV, kWideVectors>(std::make_integer_sequence<int, kTileRows>{});
+constexpr auto kTilesNarrow = MakeTiles<V8, 1>(std::make_integer_sequence<int, kTileRows>{});
 
 float HorizontalSum(VecF v) {
   float lanes[kLanes];
@@ -152,26 +153,12 @@ void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a
   int r = full * kTileRows;
   const int left = rows - r;
   const int base = left / balanced, taller = left % balanced;
+  const auto& tiles_by_height = width == 16 ? kTilesWide : kTilesNarrow;
   for (int t = 0; t < balanced; ++t) {
     const int h = base + (t < taller ? 1 : 0);
     const float* tile_residual = residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr;
-    const float* ta = a + static_cast<size_t>(r) * lda;
-    float* tc = c + static_cast<size_t>(r) * ldc;
-    if (width == 16) {
-      if (h == kTileRows) {
-        FullTiles<WideV, kWideVectors>(1, depth, ta, lda, b, tc, ldc, bias, accumulate, finalize, lo, hi,
-                                       tile_residual, residual_stride);
-      } else {
-        kPartialWide[h - 1](depth, ta, lda, b, tc, ldc, bias, accumulate, finalize, lo, hi, tile_residual,
-                            residual_stride);
-      }
-    } else if (h == kTileRows) {
-      FullTiles<V8, 1>(1, depth, ta, lda, b, tc, ldc, bias, accumulate, finalize, lo, hi, tile_residual,
-                       residual_stride);
-    } else {
-      kPartialNarrow[h - 1](depth, ta, lda, b, tc, ldc, bias, accumulate, finalize, lo, hi, tile_residual,
-                            residual_stride);
-    }
+    tiles_by_height[h - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc, ldc, bias,
+                           accumulate, finalize, lo, hi, tile_residual, residual_stride);
     r += h;
   }
 }
