@@ -117,6 +117,28 @@ TEST(Delegate, WholeGraphIsOnePartition) {
             (std::vector<std::string>{"3 of 3 operations will run on the TEST in 1 partition(s); the rest on the CPU."}));
 }
 
+// A delegate that uses CPU threads of its own learns the interpreter's count.
+TEST(Delegate, SeesTheInterpretersThreadCount) {
+  struct ThreadCountDelegate : TestDelegate {
+    using TestDelegate::TestDelegate;
+    Status CheckGraph(const DelegateGraph& graph) override {
+      seen = graph.num_threads();
+      return Status::Ok();
+    }
+    int seen = 0;
+  };
+  BuiltinOpResolver resolver;
+  const auto bytes = ChainModel();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size(), "net");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (int threads : {1, 3}) {
+    ThreadCountDelegate d(resolver, {"ADD", "MUL", "LOGISTIC"});
+    auto interp = InterpreterBuilder(**model, resolver).SetNumThreads(threads).AddDelegate(&d).Build();
+    ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+    EXPECT_EQ(d.seen, threads);
+  }
+}
+
 // in -> ADD -> TANH -> MUL -> ADD -> TANH -> LOGISTIC -> out
 std::vector<uint8_t> SplitModel() {
   Net n;
