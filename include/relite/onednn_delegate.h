@@ -69,9 +69,10 @@ struct OnednnDelegateStats {
   int primitives = 0;      // primitives executed per Invoke, reorders included
   int boundary_reorders = 0;  // of which converting at partition inputs/outputs
   int fused_nodes = 0;     // nodes folded into their producer as post-ops
-  // Initialisation (ms): building the partitions in all (primitive
-  // descriptors, layouts), of which primitive creation (JIT) and the
-  // one-time weight reorders.
+  // Initialisation (ms): building the partitions in all (wall time). Its
+  // last phase creates the primitives (JIT) and reorders the weights side by
+  // side on the interpreter's threads: those two are thread time, summed
+  // over the threads, and together can exceed build_ms.
   double build_ms = 0, primitive_create_ms = 0, weight_reorder_ms = 0;
   uint64_t weight_bytes = 0;  // weights held in oneDNN's layouts
 };

@@ -138,8 +138,8 @@ std::string DelegateBuildSummary(const Delegate& delegate) {
 
 std::string DelegateInitBreakdown(const Delegate& delegate) {
   if (const OnednnDelegateStats o = GetOnednnDelegateStats(delegate); o.partitions > 0) {
-    return fmt::format("oneDNN: build {:.1f} ms, of which primitive creation (JIT) {:.1f} ms and weight reorders {:.1f} ms "
-                       "({:.1f} MiB of weights)",
+    return fmt::format("oneDNN: build {:.1f} ms; thread time of primitive creation (JIT) {:.1f} ms and of weight reorders "
+                       "{:.1f} ms ({:.1f} MiB of weights), side by side",
                        o.build_ms, o.primitive_create_ms, o.weight_reorder_ms,
                        static_cast<double>(o.weight_bytes) / (1024.0 * 1024.0));
   }

@@ -134,8 +134,12 @@ class OpContext {
   // input i (or a tensor) held in `md`, reordered once if it is held otherwise;
   virtual StatusOr<int> InputArg(int i, const dnnl_memory_desc_t& md) = 0;
   virtual StatusOr<int> TensorArg(int tensor, const dnnl_memory_desc_t& md) = 0;
-  // constant bytes described by `user_md` (float32), reordered once into `md`;
+  // constant bytes described by `user_md` (float32), reordered once into `md`
+  // after the build: `data` must outlive it (the graph's constants), or
+  // bytes a builder computed are handed over;
   virtual StatusOr<int> ConstantArg(const void* data, const dnnl_memory_desc_t& user_md, const dnnl_memory_desc_t& md) = 0;
+  virtual StatusOr<int> OwnedConstantArg(std::vector<float> bytes, const dnnl_memory_desc_t& user_md,
+                                         const dnnl_memory_desc_t& md) = 0;
   // output j (or, for output 0, fusion().output_tensor), a new memory in `md`;
   virtual StatusOr<int> OutputArg(int j, const dnnl_memory_desc_t& md) = 0;
   // output j as another descriptor of the bytes of memory `arg` (a reshape

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -47,6 +48,9 @@ class CheckContext final : public OpContext {
   StatusOr<int> InputArg(int, const dnnl_memory_desc_t&) override { return -1; }
   StatusOr<int> TensorArg(int, const dnnl_memory_desc_t&) override { return -1; }
   StatusOr<int> ConstantArg(const void*, const dnnl_memory_desc_t&, const dnnl_memory_desc_t&) override { return -1; }
+  StatusOr<int> OwnedConstantArg(std::vector<float>, const dnnl_memory_desc_t&, const dnnl_memory_desc_t&) override {
+    return -1;
+  }
   StatusOr<int> OutputArg(int, const dnnl_memory_desc_t&) override { return -1; }
   Status OutputView(int, int, const dnnl_memory_desc_t&) override { return Status::Ok(); }
   StatusOr<int> TempArg(const dnnl_memory_desc_t&) override { return -1; }
@@ -132,6 +136,17 @@ struct Step {
   dnnl_primitive_desc_t pending = nullptr;  // created after the build, in parallel
   std::vector<dnnl_exec_arg_t> args;
   std::string what;  // "CONV_2D node 3" for errors
+};
+
+// A constant whose float32 bytes are reordered into its weight memory after
+// the build, beside the primitive creation.
+struct PendingWeights {
+  const void* data = nullptr;  // the graph's bytes, or owned.data()
+  std::vector<float> owned;    // bytes a builder computed
+  dnnl_memory_desc_t user_md{};
+  int memory = -1;
+  size_t bytes = 0;
+  std::string what;
 };
 
 class PartitionKernel final : public Kernel {
@@ -288,34 +303,18 @@ class BuildContext final : public OpContext {
     return to;
   }
 
+  // The weight memory is allocated now; its bytes are reordered after the
+  // build (FinishBuild), so `data` must live as long as the graph.
   StatusOr<int> ConstantArg(const void* data, const dnnl_memory_desc_t& user_md, const dnnl_memory_desc_t& want) override {
-    const auto start = std::chrono::steady_clock::now();
-    dnnl_memory_t user = nullptr;
-    if (api().dnnl_memory_create(&user, &user_md, engine(), const_cast<void*>(data)) != dnnl_success) {
-      return InternalError("oneDNN: cannot wrap a constant");
-    }
-    auto to = NewWeightMemory(want);
-    Status s = to.ok() ? Status::Ok() : to.status();
-    if (s.ok()) {
-      dnnl_primitive_desc_t pd = nullptr;
-      dnnl_primitive_t reorder = nullptr;
-      dnnl_status_t st = api().dnnl_reorder_primitive_desc_create(&pd, &user_md, engine(), &want, engine(), nullptr);
-      if (st == dnnl_success) st = api().dnnl_primitive_create(&reorder, pd);
-      if (st == dnnl_success) {
-        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, k_.memories_[static_cast<size_t>(*to)].mem}};
-        st = api().dnnl_primitive_execute(reorder, k_.stream_, 2, args);
-        if (st == dnnl_success) st = api().dnnl_stream_wait(k_.stream_);
-      }
-      if (reorder != nullptr) api().dnnl_primitive_destroy(reorder);
-      if (pd != nullptr) api().dnnl_primitive_desc_destroy(pd);
-      if (st != dnnl_success) s = InternalError(fmt::format("oneDNN: reordering weights failed: {}", DnnlStatusName(st)));
-    }
-    api().dnnl_memory_destroy(user);
-    stats_.weight_reorder_ms += MsSince(start);
-    if (!s.ok()) return s;
-    stats_.weight_bytes += api().dnnl_memory_desc_get_size(&want);
-    return *to;
+    return DeferConstant(data, {}, user_md, want);
   }
+  StatusOr<int> OwnedConstantArg(std::vector<float> bytes, const dnnl_memory_desc_t& user_md,
+                                 const dnnl_memory_desc_t& want) override {
+    const void* data = bytes.data();
+    return DeferConstant(data, std::move(bytes), user_md, want);
+  }
+
+  std::vector<PendingWeights>& pending_weights() { return pending_weights_; }
 
   StatusOr<int> OutputArg(int j, const dnnl_memory_desc_t& want) override {
     RELITE_ASSIGN_OR_RETURN(int m, NewMemory(want));
@@ -437,6 +436,21 @@ class BuildContext final : public OpContext {
   }
 
   // A constant's memory, in the partition's weight arena.
+  StatusOr<int> DeferConstant(const void* data, std::vector<float> owned, const dnnl_memory_desc_t& user_md,
+                              const dnnl_memory_desc_t& want) {
+    RELITE_ASSIGN_OR_RETURN(int m, NewWeightMemory(want));
+    PendingWeights w;
+    w.data = data;
+    w.owned = std::move(owned);  // a vector's move keeps its buffer: `data` stays valid
+    w.user_md = user_md;
+    w.memory = m;
+    w.bytes = api().dnnl_memory_desc_get_size(&want);
+    w.what = node_ != nullptr ? node_->Describe() : std::string("a constant");
+    stats_.weight_bytes += w.bytes;
+    pending_weights_.push_back(std::move(w));
+    return m;
+  }
+
   StatusOr<int> NewWeightMemory(const dnnl_memory_desc_t& want) {
     const size_t bytes = api().dnnl_memory_desc_get_size(&want);
     void* data = k_.weights_.Allocate(std::max<size_t>(bytes, 1));
@@ -493,6 +507,7 @@ class BuildContext final : public OpContext {
   const NodeFusion* fusion_ = nullptr;
   std::map<int, std::vector<int>> values_;
   std::map<int, std::vector<int>> constants_;
+  std::vector<PendingWeights> pending_weights_;  // reordered by FinishBuild
   std::map<int, std::vector<int>> readers_;
   std::set<int> built_;
 
@@ -652,24 +667,77 @@ std::map<int, NodeFusion> PlanFusion(const DelegateGraph& graph, const DelegateP
   return plan;
 }
 
-// Creates the primitives the build left pending, on up to `workers`
-// threads: on AMX hosts generating a primitive's code is most of the
-// delegate's start-up (Inception V3 bf16: 60-70 ms of 100 on one thread),
-// and oneDNN's primitive creation is thread-safe.
-Status CreatePendingPrimitives(const DnnlApi& api, std::vector<Step>& steps, int workers) {
+// Reorders one constant into its weight memory, on the calling thread.
+dnnl_status_t ReorderWeights(const DnnlApi& api, dnnl_engine_t engine, dnnl_stream_t stream, const PendingWeights& w,
+                             const Memory& to) {
+  dnnl_memory_t user = nullptr;
+  dnnl_status_t st = api.dnnl_memory_create(&user, &w.user_md, engine, const_cast<void*>(w.data));
+  if (st != dnnl_success) return st;
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  st = api.dnnl_reorder_primitive_desc_create(&pd, &w.user_md, engine, &to.md, engine, nullptr);
+  if (st == dnnl_success) st = api.dnnl_primitive_create(&reorder, pd);
+  if (st == dnnl_success) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, to.mem}};
+    st = api.dnnl_primitive_execute(reorder, stream, 2, args);
+    if (st == dnnl_success) st = api.dnnl_stream_wait(stream);
+  }
+  if (reorder != nullptr) api.dnnl_primitive_destroy(reorder);
+  if (pd != nullptr) api.dnnl_primitive_desc_destroy(pd);
+  api.dnnl_memory_destroy(user);
+  return st;
+}
+
+// The build's last phase, on up to `workers` threads: creating the
+// primitives it left pending and reordering the weights, as one queue of
+// single-threaded tasks. On AMX hosts generating a primitive's code is most
+// of the delegate's start-up (Inception V3 bf16: 60-70 ms of 100 on one
+// thread) and oneDNN's primitive creation is thread-safe; a reorder run as
+// its own OpenMP region on every thread waits at a barrier per constant
+// (~200 for Inception V3), which a busy host makes expensive. Largest
+// reorders first, then the primitives, so the queue ends on short tasks.
+Status FinishBuild(const Engine& engine, PartitionKernel& kernel, std::vector<PendingWeights>& weights, int workers,
+                   BuildStats& stats) {
+  const DnnlApi& api = *engine.api;
+  std::vector<Step>& steps = kernel.steps_;
   std::vector<size_t> pending;
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].pending != nullptr) pending.push_back(i);
   }
-  std::vector<dnnl_status_t> status(steps.size(), dnnl_success);
+  std::vector<size_t> order(weights.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return weights[x].bytes > weights[y].bytes; });
+  const size_t tasks = weights.size() + pending.size();
+  std::vector<dnnl_status_t> status(tasks, dnnl_success);
   std::atomic<size_t> next{0};
+  std::mutex mu;
   auto work = [&] {
-    for (size_t k = next.fetch_add(1); k < pending.size(); k = next.fetch_add(1)) {
-      Step& step = steps[pending[k]];
-      status[pending[k]] = api.dnnl_primitive_create(&step.primitive, step.pending);
+    double create_ms = 0, reorder_ms = 0;
+    dnnl_stream_t stream = nullptr;
+    bool single = false;  // this thread's OpenMP regions set to one thread
+    for (size_t k = next.fetch_add(1); k < tasks; k = next.fetch_add(1)) {
+      const auto start = std::chrono::steady_clock::now();
+      if (k < weights.size()) {
+        if (!single && api.omp_set_num_threads != nullptr) api.omp_set_num_threads(1);
+        single = true;
+        dnnl_status_t st = stream != nullptr ? dnnl_success
+                                             : api.dnnl_stream_create(&stream, engine.engine, dnnl_stream_default_flags);
+        const PendingWeights& w = weights[order[k]];
+        if (st == dnnl_success) st = ReorderWeights(api, engine.engine, stream, w, kernel.memories_[static_cast<size_t>(w.memory)]);
+        status[k] = st;
+        reorder_ms += MsSince(start);
+      } else {
+        Step& step = steps[pending[k - weights.size()]];
+        status[k] = api.dnnl_primitive_create(&step.primitive, step.pending);
+        create_ms += MsSince(start);
+      }
     }
+    if (stream != nullptr) api.dnnl_stream_destroy(stream);
+    std::lock_guard<std::mutex> lock(mu);
+    stats.primitive_create_ms += create_ms;
+    stats.weight_reorder_ms += reorder_ms;
   };
-  workers = std::clamp(workers, 1, static_cast<int>(std::max<size_t>(pending.size(), 1)));
+  workers = std::clamp(workers, 1, static_cast<int>(std::max<size_t>(tasks, 1)));
   std::vector<std::thread> threads;
   for (int w = 1; w < workers; ++w) {
     try {
@@ -680,19 +748,29 @@ Status CreatePendingPrimitives(const DnnlApi& api, std::vector<Step>& steps, int
   }
   work();
   for (std::thread& t : threads) t.join();
+  // The caller's thread ran reorders on one OpenMP thread: back to the
+  // interpreter's count for whatever it runs next.
+  if (api.omp_set_num_threads != nullptr) api.omp_set_num_threads(std::max(1, workers));
   Status first = Status::Ok();
-  for (size_t i : pending) {
-    Step& step = steps[i];
+  for (size_t k = 0; k < weights.size(); ++k) {
+    if (status[k] != dnnl_success && first.ok()) {
+      first = InternalError(fmt::format("{}: oneDNN could not reorder its weights: {}", weights[order[k]].what,
+                                        DnnlStatusName(status[k])));
+    }
+  }
+  for (size_t j = 0; j < pending.size(); ++j) {
+    Step& step = steps[pending[j]];
     api.dnnl_primitive_desc_destroy(step.pending);
     step.pending = nullptr;
-    if (status[i] != dnnl_success) {
+    const dnnl_status_t st = status[weights.size() + j];
+    if (st != dnnl_success) {
       step.primitive = nullptr;
       if (first.ok()) {
-        first = InternalError(fmt::format("{}: oneDNN could not create its primitive: {}", step.what,
-                                          DnnlStatusName(status[i])));
+        first = InternalError(fmt::format("{}: oneDNN could not create its primitive: {}", step.what, DnnlStatusName(st)));
       }
     }
   }
+  weights.clear();  // owned bytes are no longer needed
   return first;
 }
 
@@ -812,9 +890,7 @@ StatusOr<std::unique_ptr<Kernel>> BuildPartitionImpl(const std::shared_ptr<Engin
     RELITE_RETURN_IF_ERROR(ctx.AddReorder(it->second.front(), m, fmt::format("output tensor {}", t)));
     ++local.boundary_reorders;
   }
-  const auto create_start = std::chrono::steady_clock::now();
-  RELITE_RETURN_IF_ERROR(CreatePendingPrimitives(api, kernel->steps_, threads));
-  local.primitive_create_ms += MsSince(create_start);
+  RELITE_RETURN_IF_ERROR(FinishBuild(*engine, *kernel, ctx.pending_weights(), threads, local));
   local.build_ms = MsSince(start);
   if (stats != nullptr) {
     stats->primitives += local.primitives;

@@ -1,6 +1,7 @@
 #include "src/delegates/onednn/ops/internal/transpose_conv.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -72,8 +73,8 @@ Status BuildPixelShuffleDeconvolution(OpContext& ctx, const TransposeConvInputs&
     return fail(ctx.Refuse("oneDNN has no reorder for the pixel shuffle"));
   }
   auto x = ctx.InputArg(in.input, ctx.QueryMd(pd, dnnl_query_src_md));
-  auto w = x.ok() ? ctx.ConstantArg(weights.data(), user_w, ctx.QueryMd(pd, dnnl_query_weights_md)) : x.status();
-  auto b = w.ok() ? ctx.ConstantArg(bias.data(), bmd, ctx.QueryMd(pd, dnnl_query_weights_md, 1)) : w.status();
+  auto w = x.ok() ? ctx.OwnedConstantArg(std::move(weights), user_w, ctx.QueryMd(pd, dnnl_query_weights_md)) : x.status();
+  auto b = w.ok() ? ctx.OwnedConstantArg(std::move(bias), bmd, ctx.QueryMd(pd, dnnl_query_weights_md, 1)) : w.status();
   auto t = b.ok() ? ctx.TempArg(y) : b.status();
   if (!t.ok()) return fail(t.status());
   const Status conv = ctx.Add(pd, {{DNNL_ARG_SRC, *x}, {DNNL_ARG_WEIGHTS, *w}, {DNNL_ARG_BIAS, *b}, {DNNL_ARG_DST, *t}});
