@@ -4,11 +4,16 @@
 // is measured. Benchmarks are not tests; they check nothing.
 //
 // The bench executable links only the runtime (not tests/testing), so the
-// one-op model is written here with the schema's builders.
+// one-op model is written here with the schema's builders. With
+// RELITE_BENCH_WRITE_MODELS=DIR each model is also written to DIR (named
+// after the benchmark), so another runtime can time the same layer:
+//   python3 bench/models/litert_table.py --models-dir DIR --models ...
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -38,9 +43,11 @@ class OneOpModel {
 
   // Finishes the model with the op and its options and builds an interpreter.
   bool Build(tflite::BuiltinOperator op, const std::vector<int32_t>& op_inputs, tflite::BuiltinOptions options_type,
-             flatbuffers::Offset<void> options, int num_threads) {
+             flatbuffers::Offset<void> options, int num_threads, const std::string& name, const Shape& out_shape) {
+    // The output's declared shape is the real one: LiteRT's XNNPACK delegate
+    // declines a node whose output shape is left to be inferred.
     const int out = static_cast<int>(tensors_.size());
-    tensors_.push_back(tflite::CreateTensor(fbb_, fbb_.CreateVector(std::vector<int32_t>{}),
+    tensors_.push_back(tflite::CreateTensor(fbb_, fbb_.CreateVector(out_shape),
                                             tflite::TensorType::FLOAT32, 0, fbb_.CreateString("out")));
     const std::vector<int32_t> outputs = {out};
     auto opcode = tflite::CreateOperatorCode(
@@ -52,6 +59,10 @@ class OneOpModel {
     auto model = tflite::CreateModel(fbb_, 3, fbb_.CreateVector(&opcode, 1), fbb_.CreateVector(&subgraph, 1),
                                      fbb_.CreateString("conv bench"), fbb_.CreateVector(buffers_));
     tflite::FinishModelBuffer(fbb_, model);
+    if (const char* dir = std::getenv("RELITE_BENCH_WRITE_MODELS"); dir != nullptr && *dir != '\0') {
+      std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
+          .write(reinterpret_cast<const char*>(fbb_.GetBufferPointer()), static_cast<std::streamsize>(fbb_.GetSize()));
+    }
     auto loaded = Model::FromBuffer(fbb_.GetBufferPointer(), fbb_.GetSize(), "conv_bench");
     if (!loaded.ok()) return false;
     model_ = std::move(loaded).value();
@@ -86,6 +97,13 @@ class OneOpModel {
   std::unique_ptr<Interpreter> interpreter_;
 };
 
+// "conv_2d_112_112_16_64_1_1_1": the op and the benchmark's arguments.
+std::string ModelName(const char* op, const benchmark::State& state, int args) {
+  std::string name = op;
+  for (int i = 0; i < args; ++i) name += "_" + std::to_string(state.range(i));
+  return name;
+}
+
 std::vector<float> RandomValues(int64_t n) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
@@ -119,7 +137,8 @@ void BM_Conv2D(benchmark::State& state) {
       tflite::CreateConv2DOptions(m.fbb(), tflite::Padding::SAME, stride, stride, tflite::ActivationFunctionType::RELU6)
           .Union();
   if (!m.Build(tflite::BuiltinOperator::CONV_2D, {in, filter, bias}, tflite::BuiltinOptions::Conv2DOptions, options,
-               static_cast<int>(state.range(6)))) {
+               static_cast<int>(state.range(6)), ModelName("conv_2d", state, 7),
+               {1, (h + stride - 1) / stride, (w + stride - 1) / stride, cout})) {
     state.SkipWithError("build failed");
     return;
   }
@@ -133,6 +152,12 @@ BENCHMARK(BM_Conv2D)
     ->Args({32, 32, 96, 24, 1, 1, 1})
     ->Args({32, 32, 96, 24, 1, 1, 2})
     ->Args({224, 224, 3, 32, 3, 2, 1})
+    ->Args({224, 224, 3, 24, 3, 2, 1})  // hand_landmark_lite's layers at 112x112
+    ->Args({112, 112, 16, 64, 1, 1, 1})
+    ->Args({28, 28, 16, 64, 1, 1, 1})
+    ->Args({112, 112, 24, 16, 1, 1, 1})
+    ->Args({56, 56, 16, 96, 1, 1, 1})
+    ->Args({7, 7, 672, 112, 1, 1, 1})
     ->Args({128, 128, 3, 24, 5, 2, 1})
     ->Args({128, 128, 3, 24, 5, 2, 2})
     ->Args({56, 56, 64, 128, 1, 1, 1})
@@ -155,7 +180,8 @@ void BM_DepthwiseConv2D(benchmark::State& state) {
                                                       tflite::ActivationFunctionType::RELU6)
                      .Union();
   if (!m.Build(tflite::BuiltinOperator::DEPTHWISE_CONV_2D, {in, filter, bias},
-               tflite::BuiltinOptions::DepthwiseConv2DOptions, options, static_cast<int>(state.range(5)))) {
+               tflite::BuiltinOptions::DepthwiseConv2DOptions, options, static_cast<int>(state.range(5)),
+               ModelName("depthwise_conv_2d", state, 6), {1, (h + stride - 1) / stride, (w + stride - 1) / stride, c})) {
     state.SkipWithError("build failed");
     return;
   }
@@ -167,6 +193,8 @@ BENCHMARK(BM_DepthwiseConv2D)
     ->Args({112, 112, 32, 3, 1, 1})
     ->Args({112, 112, 32, 3, 1, 2})
     ->Args({112, 112, 96, 3, 2, 1})
+    ->Args({112, 112, 24, 3, 1, 1})
+    ->Args({112, 112, 64, 3, 2, 1})
     ->Args({28, 28, 144, 5, 1, 1})
     ->Args({14, 14, 576, 3, 1, 1})
     ->Args({14, 14, 288, 3, 1, 1})
@@ -186,7 +214,8 @@ void BM_FullyConnected(benchmark::State& state) {
   const int bias = m.AddConst<float>({units}, RandomValues(units), tflite::TensorType::FLOAT32);
   auto options = tflite::CreateFullyConnectedOptions(m.fbb()).Union();
   if (!m.Build(tflite::BuiltinOperator::FULLY_CONNECTED, {in, weights, bias},
-               tflite::BuiltinOptions::FullyConnectedOptions, options, static_cast<int>(state.range(3)))) {
+               tflite::BuiltinOptions::FullyConnectedOptions, options, static_cast<int>(state.range(3)),
+               ModelName("fully_connected", state, 4), {batch, units})) {
     state.SkipWithError("build failed");
     return;
   }
@@ -215,7 +244,8 @@ void BM_TransposeConv(benchmark::State& state) {
   const int bias = m.AddConst<float>({cout}, RandomValues(cout), tflite::TensorType::FLOAT32);
   auto options = tflite::CreateTransposeConvOptions(m.fbb(), tflite::Padding::SAME, stride, stride).Union();
   if (!m.Build(tflite::BuiltinOperator::TRANSPOSE_CONV, {shape, weights, in, bias},
-               tflite::BuiltinOptions::TransposeConvOptions, options, static_cast<int>(state.range(6)))) {
+               tflite::BuiltinOptions::TransposeConvOptions, options, static_cast<int>(state.range(6)),
+               ModelName("transpose_conv", state, 7), {1, h * stride, w * stride, cout})) {
     state.SkipWithError("build failed");
     return;
   }
