@@ -204,6 +204,25 @@ TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
   }
 }
 
+TEST(ResidualFusion, WideOutputsAddTheResidualInPanelPairs) {
+  // 32 and 48 columns: pairs of 16-column panels take the residual in
+  // registers (AVX-512); 40 with a channel-padded operand of 20 columns ends
+  // the residual inside the first pair, which then runs panel by panel.
+  for (int cout : {32, 40, 48}) for (bool pad : {false, true}) {
+      SCOPED_TRACE("cout " + std::to_string(cout) + (pad ? " padded operand" : ""));
+      Spec s;
+      s.h = 5;
+      s.w = 7;  // 35 rows: two 12-row tiles and a short one
+      s.cin = pad ? 20 : cout;
+      s.cout = cout;
+      s.kernel = 1;
+      s.channel_pad = pad;
+      s.relu_after = true;
+      const Built b = Build(s);
+      EXPECT_TRUE(ExpectSameAsUnfused(s)[static_cast<size_t>(b.add)]);
+  }
+}
+
 TEST(ResidualFusion, GroupedConvolutionAddsEachGroupsChannels) {
   // Two groups of 12 output channels; the padded operand has 16 channels, so
   // the second group gets the residual in its first 4 columns only.

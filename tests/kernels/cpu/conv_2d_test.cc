@@ -239,6 +239,14 @@ TEST(Conv2DTest, DeepReductionIsBlocked) {
   c.filter_h = c.filter_w = 1;
   c.in_c = 600;
   RunConvCase(c);
+  // Outputs 32..56 wide: pairs of 16-column panels (AVX-512), then a single
+  // or an 8-column panel, accumulated over the depth blocks.
+  for (int out_c : {32, 40, 56}) {
+    SCOPED_TRACE("out_c " + std::to_string(out_c));
+    c.out_c = out_c;
+    c.in_h = 5;  // 30 rows: two 12-row tiles and a short one
+    RunConvCase(c);
+  }
 }
 
 TEST(Conv2DTest, WholeImageFilter) {

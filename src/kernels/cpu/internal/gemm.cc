@@ -95,6 +95,22 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
     const int m1 = std::min(m, m0 + kRowBlock);
     for (int n0 = n_begin; n0 < n_end; n0 += kGemmPanelWidth) {
       const int width = PanelWidth(n, n0);
+      // Two full panels at once where the ISA has the registers for it
+      // (their residual, if any, added inside: it covers both).
+      if (kernels.gemm_f32_panel_pair != nullptr && n0 + 2 * kGemmPanelWidth <= n_end &&
+          PanelWidth(n, n0 + kGemmPanelWidth) == kGemmPanelWidth &&
+          (!residual || n0 + 2 * kGemmPanelWidth <= epilogue.residual_columns)) {
+        const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * kGemmPanelWidth;
+        const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
+        const float* pair_residual =
+            residual && last ? epilogue.residual + static_cast<size_t>(m0) * epilogue.residual_stride + n0 : nullptr;
+        kernels.gemm_f32_panel_pair(m1 - m0, depth, a + static_cast<size_t>(m0) * lda, lda, panel,
+                                    static_cast<size_t>(kGemmPanelWidth) * k, c + static_cast<size_t>(m0) * ldc + n0,
+                                    ldc, bias, !first, last, epilogue.min, epilogue.max, pair_residual,
+                                    epilogue.residual_stride);
+        n0 += kGemmPanelWidth;
+        continue;
+      }
       const int valid = std::min(width, n_end - n0);
       const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * width;
       const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;

@@ -37,6 +37,13 @@ using GemmF32PanelFn = void (*)(int rows, int width, const GemmSegments& depth, 
                                 const float* b, float* c, size_t ldc, const float* bias, bool accumulate,
                                 bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
 
+// GemmF32PanelFn over two adjacent full 16-column panels (width 32): the
+// second panel's weights at b + panel_stride; C, bias and residual columns
+// continue across. Only where registers hold a 12 x 32 tile (AVX-512).
+using GemmF32PanelPairFn = void (*)(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                                    size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+                                    bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
+
 // Rows of C (row stride ldc, `cols` columns): c = clamp(c + r) in columns
 // [0, residual_cols), clamp(c) in the rest; row i of r at r + i * r_stride.
 using AddResidualClampF32Fn = void (*)(int rows, int cols, int residual_cols, const float* r, size_t r_stride,
@@ -205,6 +212,7 @@ struct CpuKernels {
   // a multiple of it runs without a partial tile.
   int gemm_f32_tile_rows = 6;
   GemmF32PanelFn gemm_f32_panel = nullptr;
+  GemmF32PanelPairFn gemm_f32_panel_pair = nullptr;  // null: panels one at a time
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;

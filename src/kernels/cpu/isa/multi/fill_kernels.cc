@@ -6,6 +6,9 @@ namespace relite::cpu::RELITE_ISA_NS {
 void FillKernels(CpuKernels* k) {
   k->gemm_f32_tile_rows = kGemmF32TileRows;
   k->gemm_f32_panel = GemmF32Panel;
+#if defined(__AVX512F__)
+  k->gemm_f32_panel_pair = GemmF32PanelPair;
+#endif
   k->gemv_f32 = GemvF32;
   k->add_residual_clamp_f32 = AddResidualClampF32;
   k->depthwise_f32_row = DepthwiseF32Row;

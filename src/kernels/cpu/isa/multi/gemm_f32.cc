@@ -15,25 +15,32 @@ constexpr int kTileRows = kLanes == 16 ? 12 : kLanes == 8 ? 6 : kVectorRegisters
 
 // One kRows x (lanes(V) * kVectors) tile of C over the depth steps of
 // `depth`: see GemmF32PanelFn.
-template <int kRows, typename V, int kVectors>
+// kPanels = 2: two adjacent 16-column panels (the second's weights
+// `panel_stride` floats after the first's), one broadcast of each row's
+// value feeding both, with C, bias and residual 16 columns apart.
+template <int kRows, typename V, int kVectors, int kPanels = 1>
 inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, const float* a, size_t lda,
                                                      const float* b, float* c, size_t ldc, const float* bias,
                                                      bool accumulate, bool finalize, float lo, float hi,
-                                                     const float* residual, size_t residual_stride) {
+                                                     const float* residual, size_t residual_stride,
+                                                     size_t panel_stride = 0) {
   constexpr int kL = static_cast<int>(sizeof(V) / sizeof(float));
-  V acc[kRows][kVectors];
+  constexpr int kAll = kVectors * kPanels;
+  // Vector u of a row: panel u / kVectors, part u % kVectors.
+  auto column = [](int u) { return (u / kVectors) * 16 + kL * (u % kVectors); };
+  V acc[kRows][kAll];
   if (accumulate) {
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = Load<V>(c + r * ldc + kL * v);
+#pragma GCC unroll 4
+      for (int u = 0; u < kAll; ++u) acc[r][u] = Load<V>(c + r * ldc + column(u));
     }
   } else {
-#pragma GCC unroll 2
-    for (int v = 0; v < kVectors; ++v) {
-      const V init = bias != nullptr ? Load<V>(bias + kL * v) : V{};
+#pragma GCC unroll 4
+    for (int u = 0; u < kAll; ++u) {
+      const V init = bias != nullptr ? Load<V>(bias + column(u)) : V{};
 #pragma GCC unroll 16
-      for (int r = 0; r < kRows; ++r) acc[r][v] = init;
+      for (int r = 0; r < kRows; ++r) acc[r][u] = init;
     }
   }
   const int length = depth.length;
@@ -42,15 +49,15 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
     for (int k = 0; k < length; ++k) {
-      V w[kVectors];
-#pragma GCC unroll 2
-      for (int v = 0; v < kVectors; ++v) w[v] = Load<V>(b + kL * v);
+      V w[kAll];
+#pragma GCC unroll 4
+      for (int u = 0; u < kAll; ++u) w[u] = Load<V>(b + (u / kVectors) * panel_stride + kL * (u % kVectors));
       b += kL * kVectors;
 #pragma GCC unroll 16
       for (int r = 0; r < kRows; ++r) {
         const float x = rows[r][k];
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) acc[r][v] += x * w[v];
+#pragma GCC unroll 4
+        for (int u = 0; u < kAll; ++u) acc[r][u] += x * w[u];
       }
     }
   }
@@ -60,21 +67,21 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
     if (residual != nullptr) {
 #pragma GCC unroll 16
       for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) acc[r][v] += Load<V>(residual + r * residual_stride + kL * v);
+#pragma GCC unroll 4
+        for (int u = 0; u < kAll; ++u) acc[r][u] += Load<V>(residual + r * residual_stride + column(u));
       }
     }
     const V vlo = Splat<V>(lo), vhi = Splat<V>(hi);
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = Clamp(acc[r][v], vlo, vhi);
+#pragma GCC unroll 4
+      for (int u = 0; u < kAll; ++u) acc[r][u] = Clamp(acc[r][u], vlo, vhi);
     }
   }
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kVectors; ++v) Store<V>(c + r * ldc + kL * v, acc[r][v]);
+#pragma GCC unroll 4
+    for (int u = 0; u < kAll; ++u) Store<V>(c + r * ldc + column(u), acc[r][u]);
   }
 }
 
@@ -162,6 +169,34 @@ void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a
     r += h;
   }
 }
+
+#if defined(__AVX512F__)
+// Two adjacent full 16-column panels, 12 rows a tile: 24 accumulators and
+// two weight vectors of the 32 registers. With a short K (expansion 1x1
+// convolutions, K = 16..112) a 12x16 tile's fixed costs (row addresses,
+// bias, clamp, store addresses) are a third of its time; here they serve
+// twice the columns, and each row's broadcast feeds two multiply-adds.
+void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                      size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
+                      float lo, float hi, const float* residual, size_t residual_stride) {
+  int r = 0;
+  for (; r + kTileRows <= rows; r += kTileRows) {
+    MicroTile<kTileRows, VecF, 1, 2>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
+                                     ldc, bias, accumulate, finalize, lo, hi,
+                                     residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
+                                     residual_stride, panel_stride);
+  }
+  if (r == rows) return;
+  // The rest as single panels, at the balanced heights of GemmF32Panel.
+  for (int p = 0; p < 2; ++p) {
+    GemmF32Panel(rows - r, 16, depth, a + static_cast<size_t>(r) * lda, lda, b + p * panel_stride,
+                 c + static_cast<size_t>(r) * ldc + p * 16, ldc, bias != nullptr ? bias + p * 16 : nullptr, accumulate,
+                 finalize, lo, hi,
+                 residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride + p * 16 : nullptr,
+                 residual_stride);
+  }
+}
+#endif
 
 void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
                          float* c, size_t ldc) {
