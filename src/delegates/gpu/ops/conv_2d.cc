@@ -46,11 +46,15 @@ KERNEL void conv_2d(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weights, GL
   int x0 = x * strideW - padW, y0 = y * strideH - padH;
   int plane = srcH * srcW;
   int slice_w = KH * KW * srcS * 4;  // float4s between two output slices' weights
-  for (int ky = 0; ky < KH && active; ++ky) {
+  // KH_N, KW_N: the filter's size where the launch fixes it (the tap loops
+  // unroll; see FilterSizeDefines).
+#pragma unroll
+  for (int ky = 0; ky < KH_N && active; ++ky) {
     int iy = y0 + ky * dilH;
     if (iy < 0 || iy >= srcH) continue;
     int row = (n * srcS * srcH + iy) * srcW;
-    for (int kx = 0; kx < KW; ++kx) {
+#pragma unroll
+    for (int kx = 0; kx < KW_N; ++kx) {
       int ix[BLOCK_X];
       int any = 0;
       for (int p = 0; p < BLOCK_X; ++p) {
@@ -382,7 +386,7 @@ Status EmitConv2D(OpBuilder& b) {
   l.entry = "conv_2d";
   l.source = kConv2DSource;
   l.defines = fmt::format("#define BLOCK_X {}\n#define BLOCK_S {}\n#define LANES {}\n#define MAX_GROUP_PIXELS {}\n", block.x,
-                          block.s, block.lanes, kMaxGroupPixels) + exact.Defines();
+                          block.s, block.lanes, kMaxGroupPixels) + FilterSizeDefines(kh, kw) + exact.Defines();
   l.act_min = r.min;
   l.act_max = r.max;
   l.args = {b.Read(in), KernelArg::Constant(w_const), KernelArg::Constant(b_const), b.Write(out),

@@ -131,6 +131,14 @@ inline std::array<size_t, 3> GridOf(const GpuShape& s) {
   return {static_cast<size_t>(s.w), static_cast<size_t>(s.h) * static_cast<size_t>(s.b), static_cast<size_t>(s.slices())};
 }
 
+// "#define KH_N 3\n#define KW_N 3\n": a filter's size fixed in the program
+// for the templates' tap loops, so they unroll; filters over 7x7 keep the
+// run-time KH and KW (KH_N KH).
+inline std::string FilterSizeDefines(int kh, int kw) {
+  if (kh > 7 || kw > 7) return "#define KH_N KH\n#define KW_N KW\n";
+  return "#define KH_N " + std::to_string(kh) + "\n#define KW_N " + std::to_string(kw) + "\n";
+}
+
 using OpEmitter = Status (*)(OpBuilder& b);
 // The emitter for the node's op and version, or null with *reason set.
 OpEmitter FindEmitter(const Node& node, std::string* reason);
