@@ -95,44 +95,38 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
     const int m1 = std::min(m, m0 + kRowBlock);
     for (int n0 = n_begin; n0 < n_end; n0 += kGemmPanelWidth) {
       const int width = PanelWidth(n, n0);
+      const int valid = std::min(width, n_end - n0);
+      const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * width;
+      const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
+      const int rows = m1 - m0;
+      const float* a_block = a + static_cast<size_t>(m0) * lda;
+      float* c_block = c + static_cast<size_t>(m0) * ldc + n0;
+      const float* block_residual =
+          residual && last ? epilogue.residual + static_cast<size_t>(m0) * epilogue.residual_stride + n0 : nullptr;
       // Two full panels at once where the ISA has the registers for it
-      // (their residual, if any, added inside: it covers both).
+      // (n_end <= n, so the second is 16 wide too), their residual, if any,
+      // added inside: it must cover both.
       if (kernels.gemm_f32_panel_pair != nullptr && n0 + 2 * kGemmPanelWidth <= n_end &&
-          PanelWidth(n, n0 + kGemmPanelWidth) == kGemmPanelWidth &&
           (!residual || n0 + 2 * kGemmPanelWidth <= epilogue.residual_columns)) {
-        const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * kGemmPanelWidth;
-        const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
-        const float* pair_residual =
-            residual && last ? epilogue.residual + static_cast<size_t>(m0) * epilogue.residual_stride + n0 : nullptr;
-        kernels.gemm_f32_panel_pair(m1 - m0, depth, a + static_cast<size_t>(m0) * lda, lda, panel,
-                                    static_cast<size_t>(kGemmPanelWidth) * k, c + static_cast<size_t>(m0) * ldc + n0,
-                                    ldc, bias, !first, last, epilogue.min, epilogue.max, pair_residual,
+        kernels.gemm_f32_panel_pair(rows, depth, a_block, lda, panel, static_cast<size_t>(kGemmPanelWidth) * k, c_block,
+                                    ldc, bias, !first, last, epilogue.min, epilogue.max, block_residual,
                                     epilogue.residual_stride);
         n0 += kGemmPanelWidth;
         continue;
       }
-      const int valid = std::min(width, n_end - n0);
-      const float* panel = packed + static_cast<size_t>(n0) * k + static_cast<size_t>(k0) * width;
-      const float* bias = first && epilogue.bias != nullptr ? epilogue.bias + n0 : nullptr;
       float bias_padded[kGemmPanelWidth];
       if (bias != nullptr && valid < width) {
         std::copy(bias, bias + valid, bias_padded);
         std::fill(bias_padded + valid, bias_padded + width, 0.f);
         bias = bias_padded;
       }
-      const int rows = m1 - m0;
-      const float* a_block = a + static_cast<size_t>(m0) * lda;
-      float* c_block = c + static_cast<size_t>(m0) * ldc + n0;
       const bool residual_inside = residual && valid == width && n0 + width <= epilogue.residual_columns;
       const bool residual_after = residual && !residual_inside;
       const float kernel_min = residual_after ? -__builtin_inff() : epilogue.min;
       const float kernel_max = residual_after ? __builtin_inff() : epilogue.max;
       if (valid == width) {
-        const float* panel_residual =
-            residual_inside && last ? epilogue.residual + static_cast<size_t>(m0) * epilogue.residual_stride + n0
-                                    : nullptr;
         kernels.gemm_f32_panel(rows, width, depth, a_block, lda, panel, c_block, ldc, bias, !first, last, kernel_min,
-                               kernel_max, panel_residual, epilogue.residual_stride);
+                               kernel_max, residual_inside ? block_residual : nullptr, epilogue.residual_stride);
         if (residual_after && last) AddResidualAndClamp(epilogue, m0, rows, n0, valid, c_block, ldc);
         continue;
       }
