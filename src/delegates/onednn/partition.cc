@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -435,7 +436,7 @@ class BuildContext final : public OpContext {
     return static_cast<int>(k_.memories_.size() - 1);
   }
 
-  // A constant's memory, in the partition's weight arena.
+  // A constant's weight memory, its reorder queued for FinishBuild.
   StatusOr<int> DeferConstant(const void* data, std::vector<float> owned, const dnnl_memory_desc_t& user_md,
                               const dnnl_memory_desc_t& want) {
     RELITE_ASSIGN_OR_RETURN(int m, NewWeightMemory(want));
@@ -451,6 +452,7 @@ class BuildContext final : public OpContext {
     return m;
   }
 
+  // A constant's memory, in the partition's weight arena.
   StatusOr<int> NewWeightMemory(const dnnl_memory_desc_t& want) {
     const size_t bytes = api().dnnl_memory_desc_get_size(&want);
     void* data = k_.weights_.Allocate(std::max<size_t>(bytes, 1));
@@ -688,7 +690,7 @@ dnnl_status_t ReorderWeights(const DnnlApi& api, dnnl_engine_t engine, dnnl_stre
   return st;
 }
 
-// The build's last phase, on up to `workers` threads: creating the
+// The build's last phase, on up to `threads` threads: creating the
 // primitives it left pending and reordering the weights, as one queue of
 // single-threaded tasks. On AMX hosts generating a primitive's code is most
 // of the delegate's start-up (Inception V3 bf16: 60-70 ms of 100 on one
@@ -696,7 +698,7 @@ dnnl_status_t ReorderWeights(const DnnlApi& api, dnnl_engine_t engine, dnnl_stre
 // its own OpenMP region on every thread waits at a barrier per constant
 // (~200 for Inception V3), which a busy host makes expensive. Largest
 // reorders first, then the primitives, so the queue ends on short tasks.
-Status FinishBuild(const Engine& engine, PartitionKernel& kernel, std::vector<PendingWeights>& weights, int workers,
+Status FinishBuild(const Engine& engine, PartitionKernel& kernel, std::vector<PendingWeights>& weights, int threads,
                    BuildStats& stats) {
   const DnnlApi& api = *engine.api;
   std::vector<Step>& steps = kernel.steps_;
@@ -705,7 +707,7 @@ Status FinishBuild(const Engine& engine, PartitionKernel& kernel, std::vector<Pe
     if (steps[i].pending != nullptr) pending.push_back(i);
   }
   std::vector<size_t> order(weights.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return weights[x].bytes > weights[y].bytes; });
   const size_t tasks = weights.size() + pending.size();
   std::vector<dnnl_status_t> status(tasks, dnnl_success);
@@ -737,20 +739,20 @@ Status FinishBuild(const Engine& engine, PartitionKernel& kernel, std::vector<Pe
     stats.primitive_create_ms += create_ms;
     stats.weight_reorder_ms += reorder_ms;
   };
-  workers = std::clamp(workers, 1, static_cast<int>(std::max<size_t>(tasks, 1)));
-  std::vector<std::thread> threads;
+  const int workers = std::clamp(threads, 1, static_cast<int>(std::max<size_t>(tasks, 1)));
+  std::vector<std::thread> helpers;
   for (int w = 1; w < workers; ++w) {
     try {
-      threads.emplace_back(work);
+      helpers.emplace_back(work);
     } catch (const std::system_error&) {
       break;  // no more threads: the caller's thread does the rest
     }
   }
   work();
-  for (std::thread& t : threads) t.join();
-  // The caller's thread ran reorders on one OpenMP thread: back to the
-  // interpreter's count for whatever it runs next.
-  if (api.omp_set_num_threads != nullptr) api.omp_set_num_threads(std::max(1, workers));
+  for (std::thread& t : helpers) t.join();
+  // The caller's thread may have run reorders on one OpenMP thread: back to
+  // the interpreter's count (not the workers, fewer when tasks were few).
+  if (api.omp_set_num_threads != nullptr) api.omp_set_num_threads(std::max(1, threads));
   Status first = Status::Ok();
   for (size_t k = 0; k < weights.size(); ++k) {
     if (status[k] != dnnl_success && first.ok()) {

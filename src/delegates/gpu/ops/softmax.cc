@@ -3,8 +3,8 @@
 // (reference value, sum of exponentials, output), accumulating in float.
 // When there are few pixels with many channels (a classifier's 1001 scores:
 // one work item would walk 251 slices three times, ~60 us on an H200), a
-// work group of up to 256 items shares each pixel: every item takes every
-// 256th slice and the max and the sum are reduced in local memory.
+// work group of 64-256 items shares each pixel: every item takes every
+// group-size-th slice and the max and the sum are reduced in local memory.
 // As on the CPU the reference is the max (the min when beta < 0), so every
 // exponent is <= 0; the padding lanes take no part.
 #include <algorithm>
