@@ -269,33 +269,13 @@ TEST_P(GpuConvTest, FiltersOver7x7MatchCpu) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   for (bool wide : {false, true}) {
     SCOPED_TRACE(wide ? "8x9" : "9x8");
-    ConvCase c{};
-    c.batch = 1;
-    c.h = 12;
-    c.w = 13;
-    c.cin = 3;
-    c.cout = 5;
-    c.kh = wide ? 8 : 9;
-    c.kw = wide ? 9 : 8;
-    c.same = true;
-    c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-    c.bias = true;
-    c.act = ActivationFunctionType::RELU6;
+    const int kh = wide ? 8 : 9, kw = wide ? 9 : 8;
+    // 12x13 input, SAME, stride and dilation 1, with bias.
+    const ConvCase c{1, 12, 13, 3, 5, kh, kw, true, 1, 1, 1, 1, true, ActivationFunctionType::RELU6};
     auto r = testing::RunCpuAndGpu(ConvModel(c, 300), gpu);
     EXPECT_EQ(r.delegated, 1) << r.report;
     EXPECT_TRUE(Close(r, fp16()));
-    DepthwiseCase d{};
-    d.batch = 1;
-    d.h = 12;
-    d.w = 13;
-    d.cin = 6;
-    d.multiplier = 1;
-    d.kh = c.kh;
-    d.kw = c.kw;
-    d.same = true;
-    d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
-    d.bias = true;
-    d.act = ActivationFunctionType::NONE;
+    const DepthwiseCase d{1, 12, 13, 6, 1, kh, kw, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE};
     auto rd = testing::RunCpuAndGpu(DepthwiseModel(d, 301), gpu);
     EXPECT_EQ(rd.delegated, 1) << rd.report;
     EXPECT_TRUE(Close(rd, fp16()));
