@@ -4,8 +4,6 @@
 // SSD-style model (LOGISTIC feeding the op, constant boxes and anchors).
 // Expected values are worked out by hand in the comments. (Random cases were
 // also compared bit for bit with LiteRT 2.3's kernel while writing this.)
-#define FLATBUFFERS_LOCALE_INDEPENDENT 0  // as in src/kernels/cpu/internal/flexbuffer_options.cc
-
 #include <cmath>
 #include <cstdint>
 #include <functional>

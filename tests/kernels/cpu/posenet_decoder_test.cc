@@ -9,8 +9,6 @@
 // keypoint b. Both are affine in c, so bilinear sampling at any point p
 // inside P's region gives exactly (target - p): following them lands on the
 // target. Each keypoint's heatmap logit is L on the 2x2 cells around it.
-#define FLATBUFFERS_LOCALE_INDEPENDENT 0  // as in src/kernels/cpu/internal/flexbuffer_options.cc
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
