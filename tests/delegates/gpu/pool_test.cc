@@ -70,9 +70,10 @@ TEST_P(GpuPoolTest, SweepMatchesCpu) {
 TEST_P(GpuPoolTest, GlobalPoolingMatchesCpu) {
   RELITE_GPU_DELEGATE_OR_SKIP(gpu, GetParam());
   for (BuiltinOperator op : {BuiltinOperator::AVERAGE_POOL_2D, BuiltinOperator::MAX_POOL_2D}) {
-    // The last three take the two-launch path for planes of >= 256 cells
-    // (64x64, a plane that is not a multiple of the chunk, SAME padding with
-    // a window larger than the input).
+    // Planes of 16..255 cells (the first two and the last) take the one-launch
+    // kernel of 8 lanes per slice; the three between the two-launch path for
+    // planes of >= 256 cells (64x64, a plane that is not a multiple of the
+    // chunk, SAME padding with a window larger than the input).
     struct Global {
       Shape in;
       Padding pad;
@@ -83,7 +84,9 @@ TEST_P(GpuPoolTest, GlobalPoolingMatchesCpu) {
                             Global{{2, 12, 10, 13}, Padding::VALID, 12, 10, ActivationFunctionType::NONE},
                             Global{{1, 64, 64, 16}, Padding::VALID, 64, 64, ActivationFunctionType::RELU},
                             Global{{2, 20, 13, 6}, Padding::VALID, 20, 13, ActivationFunctionType::NONE},
-                            Global{{1, 17, 16, 5}, Padding::SAME, 40, 40, ActivationFunctionType::RELU6}}) {
+                            Global{{1, 17, 16, 5}, Padding::SAME, 40, 40, ActivationFunctionType::RELU6},
+                            // 30 slices (a partial work group of the 8-lane kernel), 37 channels.
+                            Global{{3, 5, 4, 37}, Padding::VALID, 5, 4, ActivationFunctionType::RELU}}) {
       const Shape& in = g.in;
       SCOPED_TRACE(::testing::Message() << tflite::EnumNameBuiltinOperator(op) << " " << ShapeToString(in));
       const int stride = g.pad == Padding::SAME ? 100 : 1;
