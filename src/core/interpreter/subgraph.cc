@@ -14,6 +14,7 @@
 #include "src/core/memory/arena_planner.h"
 #include "src/core/model/model_facts.h"
 #include "src/core/model/verifier.h"
+#include "src/core/ops/fusion.h"
 #include "src/core/ops/params.h"
 #include "tflite_generated.h"
 
@@ -143,7 +144,14 @@ Status Subgraph::CheckTensorBytes(const Tensor& tensor, const std::string& what)
 }
 
 Status Subgraph::AddWork(const Node& node) {
-  const double macs = EstimateNodeMacs(node, tensors_);
+  double macs = EstimateNodeMacs(node, tensors_);
+  const auto i = static_cast<size_t>(node.index);
+  if (i < fused_pointwise_.size() && fused_pointwise_[i] >= 0) {
+    // The fused 1x1 convolution: input pixels x its input channels x its outputs.
+    const auto* fusable = dynamic_cast<const PointwiseInputFusable*>(kernels_[i].get());
+    const int w = fusable != nullptr ? node.inputs[static_cast<size_t>(fusable->pointwise_input_index())] : -1;
+    if (w >= 0) macs += static_cast<double>(tensors_[static_cast<size_t>(node.inputs[0])].num_elements()) * tensors_[static_cast<size_t>(w)].dim(0);
+  }
   estimated_macs_ += macs;
   if (limits_.max_macs <= 0 || estimated_macs_ <= limits_.max_macs) return Status::Ok();
   return ResourceExhaustedError(fmt::format(
@@ -538,6 +546,76 @@ int Subgraph::AbsorbIntoProducer(int index, TensorUses& uses, const std::functio
   return producer.index;
 }
 
+void Subgraph::FusePointwiseInputs() {
+  constexpr int32_t kConv2D = 3, kDepthwiseConv2D = 4;
+  // Below this the expanded tensor stays in a core's L2 between the two
+  // kernels, and the unfused ones are as fast (they have tuned paths for
+  // small maps).
+  constexpr int64_t kMinExpandedBytes = int64_t{1} << 20;
+  // The GEMM the fused kernel runs is the one CONV_2D runs for 1x1 layers of
+  // more than four outputs (fewer take a dot-product kernel): same bits.
+  constexpr int kMinOutputs = 8;
+  fused_pointwise_.assign(nodes_.size(), -1);
+  TensorUses uses = ComputeTensorUses();
+  // Weights behind a DEQUANTIZE (float16 files) are constant once folded,
+  // which happens after this pass; the kernel checks them at Prepare.
+  const std::vector<uint8_t> will_fold = WillFold();
+  auto constant = [&](int t) {
+    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
+    const int writer = uses.writer[static_cast<size_t>(t)];
+    return (tensor.is_constant() && tensor.data != nullptr) || (writer >= 0 && will_fold[static_cast<size_t>(writer)]);
+  };
+  auto float_tensor = [&](int t) { return t >= 0 && tensors_[static_cast<size_t>(t)].type == DataType::kFloat32; };
+  for (int index : execution_plan_) {
+    Node& dw = nodes_[static_cast<size_t>(index)];
+    if (folded_[static_cast<size_t>(index)] || dw.is_custom() || dw.builtin_code != kDepthwiseConv2D ||
+        dw.outputs.size() != 1 || dw.inputs.size() < 2 || dw.inputs.size() > 3 || dw.inputs[0] < 0) {
+      continue;  // (more than 3 inputs: an ADD is fused into it already)
+    }
+    const int mid = dw.inputs[0];
+    const int w = uses.writer[static_cast<size_t>(mid)];
+    if (w < 0 || uses.readers[static_cast<size_t>(mid)] != 1 || folded_[static_cast<size_t>(w)]) continue;
+    const Node& conv = nodes_[static_cast<size_t>(w)];
+    if (conv.is_custom() || conv.builtin_code != kConv2D || conv.outputs.size() != 1 || conv.inputs.size() < 2 ||
+        conv.inputs.size() > 3 || !float_tensor(conv.inputs[0]) || !float_tensor(conv.inputs[1]) || !float_tensor(mid)) {
+      continue;
+    }
+    const int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+    const Tensor& x = tensors_[static_cast<size_t>(conv.inputs[0])];
+    const Tensor& filter = tensors_[static_cast<size_t>(conv.inputs[1])];
+    const Tensor& expanded = tensors_[static_cast<size_t>(mid)];
+    if (x.rank() != 4 || expanded.rank() != 4 || expanded.is_variable || !constant(conv.inputs[1]) ||
+        filter.sparsity != nullptr || filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 ||
+        filter.dim(3) != x.dim(3) || filter.dim(0) < kMinOutputs || (bias >= 0 && !float_tensor(bias)) ||
+        expanded.num_elements() * static_cast<int64_t>(sizeof(float)) < kMinExpandedBytes) {
+      continue;
+    }
+    const StatusOr<Conv2DParams> params = ParseConv2DParams(conv);
+    if (!params.ok() || params->stride_h != 1 || params->stride_w != 1 || !IsClampActivation(params->activation)) continue;
+    auto* fusable = dynamic_cast<PointwiseInputFusable*>(kernels_[static_cast<size_t>(index)].get());
+    if (fusable == nullptr) continue;
+    const ActivationRange own = GetActivationRange(params->activation);
+    const ActivationRange taken = fused_clamp_[static_cast<size_t>(w)];
+    const ActivationRange range{std::max(own.min, taken.min), std::min(own.max, taken.max)};
+    const int first = fusable->pointwise_input_index();
+    if (range.min > range.max || first < static_cast<int>(dw.inputs.size()) ||
+        !fusable->FusePointwiseInput(first, range.min, range.max)) {
+      continue;
+    }
+    // The depthwise node reads the convolution's input, filter and bias; the
+    // expanded tensor has no reader left and is never allocated.
+    const int conv_input = conv.inputs[0], conv_filter = conv.inputs[1];
+    dw.inputs.resize(static_cast<size_t>(first), -1);
+    dw.inputs[0] = conv_input;
+    dw.inputs.push_back(conv_filter);
+    dw.inputs.push_back(bias);
+    dw.input_types.resize(dw.inputs.size(), DataType::kFloat32);
+    uses.readers[static_cast<size_t>(mid)] = 0;
+    folded_[static_cast<size_t>(w)] = kFusedNode;
+    fused_pointwise_[static_cast<size_t>(index)] = w;
+  }
+}
+
 void Subgraph::FuseHardSwishes() {
   constexpr int32_t kHardSwish = 117;
   TensorUses uses = ComputeTensorUses();
@@ -703,6 +781,7 @@ Status Subgraph::AllocateTensors() {
       FuseClamps();
       FuseResidualAdds();
       FuseClamps();
+      FusePointwiseInputs();
       FuseHardSwishes();
     }
     clamps_fused_ = true;

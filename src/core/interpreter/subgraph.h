@@ -96,6 +96,12 @@ class Subgraph {
   };
   TensorUses ComputeTensorUses() const;
   void FuseClamps();
+  // A 1x1, stride-1 float CONV_2D whose output only a DEPTHWISE_CONV_2D reads,
+  // into the depthwise kernel (PointwiseInputFusable, src/core/ops/fusion.h),
+  // where the expanded tensor is large enough to leave the cache between the
+  // two. After FuseClamps (the convolution's clamp comes along) and before
+  // FuseHardSwishes.
+  void FusePointwiseInputs();
   // HARD_SWISH after a kernel that takes it (Kernel::FuseHardSwish); last,
   // because the kernel applies it after every other fused operation.
   void FuseHardSwishes();
@@ -136,6 +142,8 @@ class Subgraph {
   size_t model_node_count_ = 0;  // nodes_[0, model_node_count_) are the model's; partition nodes follow
   // Per node: the clamp FuseClamps fused into its kernel ([-inf, inf]: none).
   std::vector<ActivationRange> fused_clamp_;
+  // Per node: the CONV_2D FusePointwiseInputs fused into it (-1: none).
+  std::vector<int> fused_pointwise_;
   bool clamps_fused_ = false;  // FuseClamps ran (first AllocateTensors)
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
   // Dynamic shapes: per node, prepared again at every Invoke (its output

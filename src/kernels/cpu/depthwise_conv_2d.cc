@@ -2,17 +2,24 @@
 //
 // The op checks shapes, fuses what follows it and spreads rows over the
 // threads; the rows themselves are computed by the ISA's variant
-// (src/kernels/cpu/isa/multi/depthwise_f32.cc).
+// (src/kernels/cpu/isa/multi/depthwise_f32.cc). It can also take the 1x1
+// convolution that feeds it (an inverted-residual block's expansion, see
+// src/core/ops/fusion.h): the expanded rows are then made a band at a time
+// in per-thread scratch, with the GEMM that CONV_2D runs, and never reach
+// memory whole.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "relite/kernel.h"
+#include "src/core/ops/fusion.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/fused_residual.h"
+#include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 #include "src/kernels/cpu/isa/kernel_table.h"
 #include "src/kernels/cpu/internal/hybrid.h"
@@ -21,7 +28,7 @@
 namespace relite::cpu {
 namespace {
 
-class DepthwiseConv2DKernel final : public Kernel {
+class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable {
  public:
   explicit DepthwiseConv2DKernel(const DepthwiseConv2DParams& params) : params_(params) {}
 
@@ -40,9 +47,19 @@ class DepthwiseConv2DKernel final : public Kernel {
   // complete (own activation included) before the sum, so any activation of
   // this node is fine.
   bool FuseResidualAdd(int residual_input_index, float min, float max) override {
-    return residual_input_index == kResidualInput && !hard_swish_ && residual_.Take(min, max);
+    return residual_input_index == kResidualInput && !hard_swish_ && !pointwise_ && residual_.Take(min, max);
   }
   int residual_input_index() const override { return kResidualInput; }
+  // The expansion before it (a HARD_SWISH fused later still applies to this
+  // node's output); not with a fused ADD, whose rows would need their
+  // place in the whole output.
+  bool FusePointwiseInput(int first_input, float min, float max) override {
+    if (first_input != kPointwiseInput || residual_.active() || hard_swish_ || pointwise_) return false;
+    pointwise_ = true;
+    pointwise_act_ = {min, max};
+    return true;
+  }
+  int pointwise_input_index() const override { return kPointwiseInput; }
   Status Eval(KernelContext& ctx) override;
 
  private:
@@ -57,11 +74,32 @@ class DepthwiseConv2DKernel final : public Kernel {
     if (hard_swish_) Kernels().hard_swish_f32(out_row, out_row, int64_t{out_w_} * out_c_);
   }
 
+  // With a fused expansion (pointwise_): checks its filter and bias, sets
+  // in_c_ to its outputs, packs its weights.
+  Status PreparePointwise(KernelContext& ctx);
+  // The band height and the scratch it needs, once the geometry is known.
+  void PlanPointwiseBands(KernelContext& ctx);
+  void EvalPointwise(KernelContext& ctx, const DepthwiseF32Job& job);
+  // Output rows [r0, r1) (batch * out_h + oy) from the expansion's input,
+  // a band of output rows at a time, in `band` (band_floats_).
+  void RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias, float* band, int r0,
+                        int r1) const;
+
   DepthwiseConv2DParams params_;
   ActivationRange act_{};
   bool hard_swish_ = false;  // a HARD_SWISH node fused after the clamp
   static constexpr int kResidualInput = 3;  // after the optional bias
   FusedRowResidual residual_;               // a fused ADD, read from input kResidualInput
+  // A fused 1x1 convolution: input 0 is its input (pw_depth_ channels), its
+  // filter and optional bias are inputs kPointwiseInput and kPointwiseInput + 1.
+  static constexpr int kPointwiseInput = kResidualInput + 1;
+  bool pointwise_ = false;
+  ActivationRange pointwise_act_{};
+  int pw_depth_ = 0;
+  AlignedFloatBuffer pw_packed_;
+  const void* pw_packed_from_ = nullptr;
+  int band_out_rows_ = 0;   // output rows per band
+  size_t band_floats_ = 0;  // one thread's band of expanded rows
   int batch_ = 0, in_h_ = 0, in_w_ = 0, in_c_ = 0;
   int out_h_ = 0, out_w_ = 0, out_c_ = 0;
   int filter_h_ = 0, filter_w_ = 0, multiplier_ = 1;
@@ -93,7 +131,7 @@ InteriorRange InteriorOutputs(int pad_before, int in, int filter, int dilation, 
 }
 
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
-  const int max_inputs = residual_.active() ? kResidualInput + 1 : 3;
+  const int max_inputs = pointwise_ ? kPointwiseInput + 2 : residual_.active() ? kResidualInput + 1 : 3;
   if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
     return ctx.Error("expected 2 or 3 inputs (input, filter[, bias]), got " + std::to_string(ctx.num_inputs()));
   }
@@ -115,6 +153,7 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   in_h_ = input.dim(1);
   in_w_ = input.dim(2);
   in_c_ = input.dim(3);
+  if (pointwise_) RELITE_RETURN_IF_ERROR(PreparePointwise(ctx));
   filter_h_ = filter.dim(1);
   filter_w_ = filter.dim(2);
   out_c_ = filter.dim(3);
@@ -172,10 +211,53 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     // 28x28x144 (27%) got slower, 53 -> 72 us, the copy costing more than
     // the border. 3x3 windows gained nothing. The size bound keeps large
     // maps, whose border share is small anyway, off it.
-    padded_ = 5 * (pixels - interior) >= 2 * pixels && padded_bytes <= (size_t{4} << 20);
+    padded_ = !pointwise_ && 5 * (pixels - interior) >= 2 * pixels && padded_bytes <= (size_t{4} << 20);
     if (padded_) ctx.RequestScratch(padded_bytes);
   }
+  if (pointwise_) PlanPointwiseBands(ctx);
   return Status::Ok();
+}
+
+Status DepthwiseConv2DKernel::PreparePointwise(KernelContext& ctx) {
+  if (!ctx.has_input(kPointwiseInput)) return ctx.Error("the fused 1x1 convolution has no filter");
+  const Tensor& filter = ctx.input(kPointwiseInput);
+  RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, filter, "fused 1x1 convolution filter"));
+  if (filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 || filter.dim(3) != in_c_ || filter.dim(0) <= 0) {
+    return ctx.Error("the fused 1x1 convolution's filter must be [Cout,1,1," + std::to_string(in_c_) + "], got " +
+                     ShapeToString(filter.shape));
+  }
+  if (!filter.is_constant() || filter.data == nullptr) return ctx.Error("the fused 1x1 convolution's filter must be constant");
+  pw_depth_ = in_c_;
+  in_c_ = filter.dim(0);
+  if (ctx.has_input(kPointwiseInput + 1)) {
+    const Tensor& bias = ctx.input(kPointwiseInput + 1);
+    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, bias, "fused 1x1 convolution bias"));
+    if (bias.num_elements() != in_c_) {
+      return ctx.Error("the fused 1x1 convolution's bias must have " + std::to_string(in_c_) + " elements, got " +
+                       ShapeToString(bias.shape));
+    }
+  }
+  if (pw_packed_from_ != filter.data || pw_packed_.size() != PackedWeightsSize(in_c_, pw_depth_)) {
+    pw_packed_.Resize(PackedWeightsSize(in_c_, pw_depth_));
+    if (pw_packed_.data() == nullptr) return InternalError(ctx.node().Describe() + ": out of memory packing the filter");
+    PackWeights(filter.data_as<float>(), in_c_, pw_depth_, static_cast<size_t>(pw_depth_), pw_packed_.data());
+    pw_packed_from_ = filter.data;
+  }
+  return Status::Ok();
+}
+
+void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
+  // About 256 KiB of expanded rows per thread: the band, the input rows it
+  // is made from and the output rows stay in L2 between the GEMM and the
+  // depthwise pass.
+  constexpr size_t kBandBytes = size_t{256} << 10;
+  const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
+  const int window = (filter_h_ - 1) * params_.dilation_h + 1;
+  const int fit = static_cast<int>(std::max<size_t>(1, kBandBytes / (row_floats * sizeof(float))));
+  band_out_rows_ = std::clamp((fit - window) / params_.stride_h + 1, 1, std::max(1, out_h_));
+  const int band_in_rows = std::min(in_h_, (band_out_rows_ - 1) * params_.stride_h + window);
+  band_floats_ = static_cast<size_t>(std::max(band_in_rows, 1)) * row_floats;
+  ctx.RequestScratch(static_cast<size_t>(std::max(1, ctx.num_threads())) * (band_floats_ * sizeof(float) + 64));
 }
 
 // The input with its padding written out as zeros, rows [begin, end) of the
@@ -215,6 +297,10 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   job.pad_top = pad_top_, job.pad_left = pad_left_;
   job.interior_begin = interior_begin_, job.interior_end = interior_end_;
   job.act_min = act_.min, job.act_max = act_.max;
+  if (pointwise_) {
+    EvalPointwise(ctx, job);
+    return Status::Ok();
+  }
   if (padded_) {
     float* padded = static_cast<float*>(ctx.scratch());
     const int64_t padded_rows = int64_t{batch_} * padded_h_;
@@ -248,6 +334,62 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     }
   });
   return Status::Ok();
+}
+
+void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias,
+                                             float* band, int r0, int r1) const {
+  const int sh = params_.stride_h;
+  const int window = (filter_h_ - 1) * params_.dilation_h + 1;
+  const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
+  const GemmEpilogue epilogue{pw_bias, pointwise_act_.min, pointwise_act_.max};
+  int band_b = -1, band_lo = 0, band_hi = 0;  // expanded rows [band_lo, band_hi) of image band_b are in `band`
+  for (int r = r0; r < r1;) {
+    const int b = r / out_h_, oy0 = r % out_h_;
+    const int oy1 = std::min({out_h_, oy0 + band_out_rows_, r1 - b * out_h_});
+    // The expanded rows these output rows read (rows outside the image are padding).
+    const int lo = std::clamp(oy0 * sh - pad_top_, 0, in_h_);
+    const int hi = std::clamp((oy1 - 1) * sh - pad_top_ + window, lo, in_h_);
+    int have = lo;  // rows [lo, have) are in place
+    if (band_b == b && band_lo <= lo && lo < band_hi) {
+      // The windows of consecutive bands overlap: keep the rows already made.
+      const int keep = std::min(band_hi, hi) - lo;
+      std::memmove(band, band + static_cast<size_t>(lo - band_lo) * row_floats, static_cast<size_t>(keep) * row_floats * sizeof(float));
+      have = lo + keep;
+    }
+    if (hi > have) {
+      const float* a = x + (static_cast<size_t>(b) * in_h_ + have) * in_w_ * pw_depth_;
+      GemmPacked((hi - have) * in_w_, in_c_, pw_depth_, a, static_cast<size_t>(pw_depth_), pw_packed_.data(), epilogue,
+                 band + static_cast<size_t>(have - lo) * row_floats, static_cast<size_t>(in_c_), 0, in_c_);
+    }
+    band_b = b, band_lo = lo, band_hi = hi;
+    // The band as a small image of its own: output row oy0 + i is its row i.
+    DepthwiseF32Job part = job;
+    part.input = band;
+    part.in_h = hi - lo;
+    part.pad_top = pad_top_ + lo - oy0 * sh;
+    part.out_h = oy1 - oy0;
+    part.output = job.output + (static_cast<size_t>(b) * out_h_ + oy0) * out_w_ * out_c_;
+    for (int i = 0; i < oy1 - oy0; ++i) RunRowAndFinish(part, nullptr, i);
+    r += oy1 - oy0;
+  }
+}
+
+void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32Job& job) {
+  const float* x = ctx.input(0).data_as<float>();
+  const float* pw_bias = ctx.has_input(kPointwiseInput + 1) ? ctx.input(kPointwiseInput + 1).data_as<float>() : nullptr;
+  char* scratch = static_cast<char*>(ctx.scratch());
+  const size_t slot_bytes = band_floats_ * sizeof(float) + 64;
+  const int rows = batch_ * out_h_;
+  // Contiguous runs of output rows per thread, so that each band reuses the
+  // rows its predecessor made; at least two bands each.
+  const int workers = static_cast<int>(std::clamp<int64_t>(rows / (2 * band_out_rows_), 1, std::max(1, ctx.num_threads())));
+  ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t w = begin; w < end; ++w) {
+      int r0, r1;
+      SlotTaskRange(rows, workers, static_cast<int>(w), &r0, &r1);
+      RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch + static_cast<size_t>(w) * slot_bytes), r0, r1);
+    }
+  });
 }
 
 }  // namespace
