@@ -97,6 +97,13 @@ Built Build(const Spec& s) {
   return b;
 }
 
+// A case of a table-driven test: what it covers, and its model's spec.
+template <typename SpecT>
+struct NamedCase {
+  const char* what;
+  SpecT spec;
+};
+
 struct RunResult {
   std::vector<float> out;
   std::vector<bool> fused;
@@ -335,10 +342,7 @@ DepthwiseAddBuilt BuildDepthwiseAdd(const DepthwiseAddSpec& s) {
 }
 
 TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
-  struct Case {
-    const char* what;
-    DepthwiseAddSpec spec;
-  };
+  using Case = NamedCase<DepthwiseAddSpec>;
   std::vector<Case> cases;
   DepthwiseAddSpec s;
   cases.push_back({"depthwise+RELU, ADD of its input", s});
@@ -472,10 +476,7 @@ SwishBuilt BuildSwish(const SwishSpec& s) {
 }
 
 TEST(HardSwishFusion, EveryConvolutionPathMatchesTheUnfusedGraph) {
-  struct Case {
-    const char* what;
-    SwishSpec spec;
-  };
+  using Case = NamedCase<SwishSpec>;
   std::vector<Case> cases;
   SwishSpec s;
   s.kernel = 1;
@@ -606,20 +607,13 @@ ExpansionBuilt BuildExpansion(const ExpansionSpec& s) {
     b.swish = m.AddOp(BuiltinOp::kHardSwish, {d}, {out});
   }
   m.SetInputs({x});
-  if (s.expanded_is_output) {
-    m.SetOutputs({out, expanded});
-  } else {
-    m.SetOutputs({out});
-  }
+  m.SetOutputs(s.expanded_is_output ? std::vector<int>{out, expanded} : std::vector<int>{out});
   b.bytes = Finished(m);
   return b;
 }
 
 TEST(PointwiseDepthwiseFusion, MatchesTheUnfusedGraph) {
-  struct Case {
-    const char* what;
-    ExpansionSpec spec;
-  };
+  using Case = NamedCase<ExpansionSpec>;
   std::vector<Case> cases;
   ExpansionSpec s;
   cases.push_back({"3x3 stride 1 SAME, RELU6 node", s});
