@@ -147,10 +147,11 @@ Status Subgraph::AddWork(const Node& node) {
   double macs = EstimateNodeMacs(node, tensors_);
   const auto i = static_cast<size_t>(node.index);
   if (i < fused_pointwise_.size() && fused_pointwise_[i] >= 0) {
-    // The fused 1x1 convolution: input pixels x its input channels x its outputs.
-    const auto* fusable = dynamic_cast<const PointwiseInputFusable*>(kernels_[i].get());
-    const int w = fusable != nullptr ? node.inputs[static_cast<size_t>(fusable->pointwise_input_index())] : -1;
-    if (w >= 0) macs += static_cast<double>(tensors_[static_cast<size_t>(node.inputs[0])].num_elements()) * tensors_[static_cast<size_t>(w)].dim(0);
+    // The fused 1x1 convolution: its input's elements x its outputs (its own
+    // output tensor is never prepared, so its shape may be stale).
+    const Node& conv = nodes_[static_cast<size_t>(fused_pointwise_[i])];
+    macs += static_cast<double>(tensors_[static_cast<size_t>(conv.inputs[0])].num_elements()) *
+            tensors_[static_cast<size_t>(conv.inputs[1])].dim(0);
   }
   estimated_macs_ += macs;
   if (limits_.max_macs <= 0 || estimated_macs_ <= limits_.max_macs) return Status::Ok();
