@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -655,6 +656,35 @@ TEST(PointwiseDepthwiseFusion, BatchesShareNoBand) {
   s.stride = 2;
   const ExpansionBuilt b = BuildExpansion(s);
   ExpectSameAsUnfused(b.bytes, {b.conv}, /*batch=*/3, kExpansionRtol);
+}
+
+TEST(PointwiseDepthwiseFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingTheNode) {
+  // The pass sees the declared [64,1,1,16] filter; the DEQUANTIZE feeding it
+  // folds to the float16 constant's real [64,1,1,17]. The depthwise kernel,
+  // which now runs the convolution, must refuse it at AllocateTensors.
+  ModelWriter m;
+  const int x = m.AddTensor(DataType::kFloat32, {1, 64, 64, 16}, "x");
+  const int half = m.AddFloat16Constant({64, 1, 1, 17}, "expand_filter_fp16", Random(64 * 17, 21));
+  const int filter = m.AddTensor(DataType::kFloat32, {64, 1, 1, 16}, "expand_filter");
+  m.AddOp(BuiltinOp::kDequantize, {half}, {filter});
+  const int expanded = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "expanded");
+  m.AddOp(BuiltinOp::kConv2D, {x, filter}, {expanded}, writer::Conv2DOptions{});
+  const int dw_filter = m.AddConstantOf<float>({1, 3, 3, 64}, "dw_filter", Random(9 * 64, 22));
+  const int out = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "dw");
+  const int dw = m.AddOp(BuiltinOp::kDepthwiseConv2D, {expanded, dw_filter}, {out}, writer::DepthwiseConv2DOptions{});
+  m.SetInputs({x});
+  m.SetOutputs({out});
+  const std::vector<uint8_t> bytes = Finished(m);
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).Build();
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  const Status s = (*interp)->AllocateTensors();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("fused 1x1 convolution's filter must be [Cout,1,1,16], got [64,1,1,17]"), std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.message().find("node " + std::to_string(dw) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
 }
 
 TEST(PointwiseDepthwiseFusion, NotFusedForASecondReaderOrASmallMap) {
