@@ -687,6 +687,34 @@ TEST(PointwiseDepthwiseFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingTh
   EXPECT_NE(s.message().find("node " + std::to_string(dw) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
 }
 
+TEST(PointwiseDepthwiseFusion, AnEmptyInputGivesAnEmptyOutput) {
+  // The pass fuses on the declared shapes; an input resized to no rows or
+  // no columns then reaches the fused kernel, which must plan its bands
+  // without dividing by the zero-length row (found by the invoke fuzzer).
+  const ExpansionBuilt b = BuildExpansion(ExpansionSpec{});
+  for (int axis : {1, 2}) {
+    SCOPED_TRACE("empty axis " + std::to_string(axis));
+    for (int threads : {1, 2}) {
+      auto model = Model::FromBuffer(b.bytes.data(), b.bytes.size());
+      ASSERT_TRUE(model.ok()) << model.status().ToString();
+      BuiltinOpResolver resolver;
+      auto interp = InterpreterBuilder(**model, resolver).SetNumThreads(threads).Build();
+      ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+      Interpreter& it = **interp;
+      Shape shape = it.input_tensor(0)->shape;
+      shape[static_cast<size_t>(axis)] = 0;
+      ASSERT_TRUE(it.ResizeInputTensor(0, shape).ok());
+      const Status alloc = it.AllocateTensors();
+      ASSERT_TRUE(alloc.ok()) << alloc.ToString();
+      EXPECT_TRUE(it.node_is_fused(b.conv));
+      const Status inv = it.Invoke();
+      ASSERT_TRUE(inv.ok()) << inv.ToString();
+      EXPECT_EQ(it.output_tensor(0)->num_elements(), 0);
+      EXPECT_EQ(it.output_tensor(0)->dim(static_cast<int>(axis)), 0);
+    }
+  }
+}
+
 TEST(PointwiseDepthwiseFusion, NotFusedForASecondReaderOrASmallMap) {
   {
     ExpansionSpec s;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -251,11 +252,15 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   // is made from and the output rows stay in L2 between the GEMM and the
   // depthwise pass.
   constexpr size_t kBandBytes = size_t{256} << 10;
+  // (An input resized to no columns has empty rows: one row per band then;
+  // Eval returns before any band is made.)
   const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
   const int window = (filter_h_ - 1) * params_.dilation_h + 1;
-  const int fit = static_cast<int>(std::max<size_t>(1, kBandBytes / (row_floats * sizeof(float))));
+  const int fit = static_cast<int>(std::clamp<size_t>(kBandBytes / (std::max<size_t>(1, row_floats) * sizeof(float)), 1,
+                                                      static_cast<size_t>(std::numeric_limits<int>::max())));
   band_out_rows_ = std::clamp((fit - window) / params_.stride_h + 1, 1, std::max(1, out_h_));
-  const int band_in_rows = std::min(in_h_, (band_out_rows_ - 1) * params_.stride_h + window);
+  const int band_in_rows =
+      static_cast<int>(std::min<int64_t>(in_h_, int64_t{band_out_rows_ - 1} * params_.stride_h + window));
   band_floats_ = static_cast<size_t>(std::max(band_in_rows, 1)) * row_floats;
   ctx.RequestScratch(static_cast<size_t>(std::max(1, ctx.num_threads())) * (band_floats_ * sizeof(float) + 64));
 }
