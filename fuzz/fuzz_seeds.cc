@@ -290,6 +290,34 @@ void Int8Net(ModelWriter& m) {
   m.SetOutputs({mean});
 }
 
+// An inverted-residual block large enough (a 1 MiB expanded tensor) that the
+// 1x1 expansion (float16 weights behind DEQUANTIZE) runs inside the
+// depthwise kernel, then a HARD_SWISH, the projection and the residual ADD.
+void InvertedResidual(ModelWriter& m) {
+  const int in = m.AddTensor(DataType::kFloat32, {1, 64, 64, 8}, "input");
+  const int we16 = m.AddFloat16Constant({64, 1, 1, 8}, "expand_w_fp16", Ramp(64 * 8));
+  const int we = m.AddTensor(DataType::kFloat32, {64, 1, 1, 8}, "expand_w");
+  m.AddOp(BuiltinOp::kDequantize, {we16}, {we});
+  const int be = m.AddConstantOf<float>({64}, "expand_b", Ramp(64));
+  const int ex = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "expand");
+  m.AddOp(BuiltinOp::kConv2D, {in, we, be}, {ex}, w::Conv2DOptions{w::Padding::kSame, 1, 1, w::Activation::kNone});
+  const int ex6 = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "expand_relu6");
+  m.AddOp(BuiltinOp::kRelu6, {ex}, {ex6});
+  const int wd = m.AddConstantOf<float>({1, 3, 3, 64}, "dw_w", Ramp(9 * 64));
+  const int bd = m.AddConstantOf<float>({64}, "dw_b", Ramp(64));
+  const int dw = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "dw");
+  m.AddOp(BuiltinOp::kDepthwiseConv2D, {ex6, wd, bd}, {dw}, w::DepthwiseConv2DOptions{w::Padding::kSame, 1, 1, 1});
+  const int hs = m.AddTensor(DataType::kFloat32, {1, 64, 64, 64}, "hard_swish");
+  m.AddOp(BuiltinOp::kHardSwish, {dw}, {hs});
+  const int wp = m.AddConstantOf<float>({8, 1, 1, 64}, "project_w", Ramp(8 * 64, 0.01f));
+  const int pr = m.AddTensor(DataType::kFloat32, {1, 64, 64, 8}, "project");
+  m.AddOp(BuiltinOp::kConv2D, {hs, wp}, {pr}, w::Conv2DOptions{});
+  const int out = m.AddTensor(DataType::kFloat32, {1, 64, 64, 8}, "residual");
+  m.AddOp(BuiltinOp::kAdd, {pr, in}, {out}, w::ArithmeticOptions{});
+  m.SetInputs({in});
+  m.SetOutputs({out});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -301,7 +329,7 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(dir);
   const std::vector<std::pair<const char*, std::function<void(ModelWriter&)>>> seeds = {
       {"seed_conv_chain", ConvChain}, {"seed_decoder", Decoder}, {"seed_elementwise", Elementwise},
-      {"seed_shape_ops", ShapeOps},   {"seed_uint8_net", Uint8Net}, {"seed_int8_net", Int8Net},
+      {"seed_shape_ops", ShapeOps},   {"seed_uint8_net", Uint8Net}, {"seed_int8_net", Int8Net}, {"seed_inverted_residual", InvertedResidual},
   };
   int failed = 0;
   for (const auto& [name, build] : seeds) {

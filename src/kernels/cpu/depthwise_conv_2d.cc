@@ -81,10 +81,15 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // The band height and the scratch it needs, once the geometry is known.
   void PlanPointwiseBands(KernelContext& ctx);
   void EvalPointwise(KernelContext& ctx, const DepthwiseF32Job& job);
+  // Which expanded rows a thread's band holds: rows [lo, hi) of image b.
+  struct BandRows {
+    int b = -1, lo = 0, hi = 0;
+  };
   // Output rows [r0, r1) (batch * out_h + oy) from the expansion's input,
-  // a band of output rows at a time, in `band` (band_floats_).
-  void RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias, float* band, int r0,
-                        int r1) const;
+  // a band of output rows at a time, in `band` (band_floats_), keeping the
+  // rows `held` says the band has from the thread's previous call.
+  void RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias, float* band, BandRows& held,
+                        int r0, int r1) const;
 
   DepthwiseConv2DParams params_;
   ActivationRange act_{};
@@ -259,10 +264,19 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   const int fit = static_cast<int>(std::clamp<size_t>(kBandBytes / (std::max<size_t>(1, row_floats) * sizeof(float)), 1,
                                                       static_cast<size_t>(std::numeric_limits<int>::max())));
   band_out_rows_ = std::clamp((fit - window) / params_.stride_h + 1, 1, std::max(1, out_h_));
+  // With threads, bands no taller than a quarter of a thread's rows, so
+  // that the tasks (a band each) balance: 56 rows in bands of 10 made
+  // three tasks of 20, 20 and 16 rows for two threads. A thread's
+  // consecutive bands share their rows, so smaller bands make no row twice.
+  const int threads = std::max(1, ctx.num_threads());
+  if (threads > 1) {
+    const int64_t rows = int64_t{batch_} * out_h_;
+    band_out_rows_ = static_cast<int>(std::clamp<int64_t>((rows + 4 * threads - 1) / (4 * threads), 1, band_out_rows_));
+  }
   const int band_in_rows =
       static_cast<int>(std::min<int64_t>(in_h_, int64_t{band_out_rows_ - 1} * params_.stride_h + window));
   band_floats_ = static_cast<size_t>(std::max(band_in_rows, 1)) * row_floats;
-  ctx.RequestScratch(static_cast<size_t>(std::max(1, ctx.num_threads())) * (band_floats_ * sizeof(float) + 64));
+  ctx.RequestScratch(static_cast<size_t>(threads) * (band_floats_ * sizeof(float) + 64));
 }
 
 // The input with its padding written out as zeros, rows [begin, end) of the
@@ -342,12 +356,11 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
 }
 
 void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias,
-                                             float* band, int r0, int r1) const {
+                                             float* band, BandRows& held, int r0, int r1) const {
   const int sh = params_.stride_h;
   const int window = (filter_h_ - 1) * params_.dilation_h + 1;
   const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
   const GemmEpilogue epilogue{pw_bias, pointwise_act_.min, pointwise_act_.max};
-  int band_b = -1, band_lo = 0, band_hi = 0;  // expanded rows [band_lo, band_hi) of image band_b are in `band`
   for (int r = r0; r < r1;) {
     const int b = r / out_h_, oy0 = r % out_h_;
     const int oy1 = std::min({out_h_, oy0 + band_out_rows_, r1 - b * out_h_});
@@ -355,10 +368,10 @@ void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const f
     const int lo = std::clamp(oy0 * sh - pad_top_, 0, in_h_);
     const int hi = std::clamp((oy1 - 1) * sh - pad_top_ + window, lo, in_h_);
     int have = lo;  // rows [lo, have) are in place
-    if (band_b == b && band_lo <= lo && lo < band_hi) {
+    if (held.b == b && held.lo <= lo && lo < held.hi) {
       // The windows of consecutive bands overlap: keep the rows already made.
-      const int keep = std::min(band_hi, hi) - lo;
-      std::memmove(band, band + static_cast<size_t>(lo - band_lo) * row_floats, static_cast<size_t>(keep) * row_floats * sizeof(float));
+      const int keep = std::min(held.hi, hi) - lo;
+      std::memmove(band, band + static_cast<size_t>(lo - held.lo) * row_floats, static_cast<size_t>(keep) * row_floats * sizeof(float));
       have = lo + keep;
     }
     if (hi > have) {
@@ -366,7 +379,7 @@ void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const f
       GemmPacked((hi - have) * in_w_, in_c_, pw_depth_, a, static_cast<size_t>(pw_depth_), pw_packed_.data(), epilogue,
                  band + static_cast<size_t>(have - lo) * row_floats, static_cast<size_t>(in_c_), 0, in_c_);
     }
-    band_b = b, band_lo = lo, band_hi = hi;
+    held = {b, lo, hi};
     // The band as a small image of its own: output row oy0 + i is its row i.
     DepthwiseF32Job part = job;
     part.input = band;
@@ -385,14 +398,26 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
   char* scratch = static_cast<char*>(ctx.scratch());
   const size_t slot_bytes = band_floats_ * sizeof(float) + 64;
   const int rows = batch_ * out_h_;
-  // Contiguous runs of output rows per thread, so that each band reuses the
-  // rows its predecessor made; at least two bands each.
+  // Tasks of a band, about four per thread, in SlotTasks: a thread takes
+  // the consecutive tasks of its own run of rows first, so each band reuses
+  // the rows the one before made, then helps with the others' (a task taken
+  // from another run makes its window's first rows again).
   const int workers = static_cast<int>(std::clamp<int64_t>(rows / (2 * band_out_rows_), 1, std::max(1, ctx.num_threads())));
+  if (workers == 1) {
+    BandRows held;
+    RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch), held, 0, rows);
+    return;
+  }
+  const int task_rows = band_out_rows_;
+  const int num_tasks = CeilDiv(rows, task_rows);
+  tasks_.Reset(num_tasks, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
-      int r0, r1;
-      SlotTaskRange(rows, workers, static_cast<int>(w), &r0, &r1);
-      RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch + static_cast<size_t>(w) * slot_bytes), r0, r1);
+      float* band = AlignFloats64(scratch + static_cast<size_t>(w) * slot_bytes);
+      BandRows held;
+      for (int t = tasks_.Next(static_cast<int>(w)); t >= 0; t = tasks_.Next(static_cast<int>(w))) {
+        RunPointwiseRows(job, x, pw_bias, band, held, t * task_rows, std::min(rows, (t + 1) * task_rows));
+      }
     }
   });
 }
