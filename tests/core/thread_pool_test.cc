@@ -1,6 +1,8 @@
 #include "src/core/interpreter/thread_pool.h"
+#include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <utility>
@@ -99,6 +101,36 @@ TEST(SlotTasks, EveryTaskRunsOnceUnderContention) {
         }
       });
       for (int i = 0; i < n; ++i) EXPECT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+TEST(GemmPartition, TasksCoverTheProductOnceInBalancedRowBlocks) {
+  using cpu::GemmPartition;
+  for (int m : {1, 7, 49, 50, 196, 3136}) {
+    for (int n : {1, 16, 24, 672}) {
+      for (int threads : {1, 2, 3, 8}) {
+        for (int max_rows : {12, 96, 4096}) {
+          SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " threads=" << threads << " max=" << max_rows);
+          const GemmPartition p = cpu::PartitionGemm(m, n, 64, threads, max_rows);
+          std::vector<int> hits(static_cast<size_t>(m) * n, 0);
+          int shortest = m, tallest = 0;
+          for (int t = 0; t < p.num_tasks(); ++t) {
+            int m0, m1, n0, n1;
+            p.Task(t, &m0, &m1, &n0, &n1);
+            ASSERT_TRUE(0 <= m0 && m0 < m1 && m1 <= m && 0 <= n0 && n0 < n1 && n1 <= n);
+            EXPECT_LE(m1 - m0, p.rows_per_task);
+            EXPECT_EQ(n0 % cpu::kGemmPanelWidth, 0);
+            shortest = std::min(shortest, m1 - m0);
+            tallest = std::max(tallest, m1 - m0);
+            for (int i = m0; i < m1; ++i) {
+              for (int j = n0; j < n1; ++j) ++hits[static_cast<size_t>(i) * n + j];
+            }
+          }
+          EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<std::ptrdiff_t>(hits.size()));
+          EXPECT_LE(tallest - shortest, 1);  // 49 rows: never 12, 12, 12, 12 and 1
+        }
+      }
     }
   }
 }

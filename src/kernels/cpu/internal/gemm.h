@@ -82,7 +82,8 @@ void GemmPackedSegmented(int m, int n, const float* a, size_t lda, const GemmSeg
                          const GemmEpilogue& epilogue, float* c, size_t ldc, int n_begin, int n_end);
 
 // How a product is cut into independent tasks for the thread pool: blocks
-// of rows times groups of column panels, rows varying slowest.
+// of rows (m_tasks blocks of nearly equal height, at most rows_per_task)
+// times groups of column panels, rows varying slowest.
 struct GemmPartition {
   int m = 0, n = 0;
   int rows_per_task = 0;
