@@ -145,6 +145,7 @@ BENCHMARK(BM_QuantizedConv2DInt8)
     ->Args({56, 56, 144, 24, 1, 1, 1})    // projection
     ->Args({14, 14, 576, 96, 1, 1, 1})
     ->Args({7, 7, 320, 1280, 1, 1, 1})    // last 1x1: the weights are the traffic
+    ->Args({7, 7, 160, 960, 1, 1, 2})     // 49 rows for two threads
     ->UseRealTime();
 
 // Args: H, W, C, K, stride, threads.

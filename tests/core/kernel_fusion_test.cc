@@ -227,9 +227,10 @@ TEST(ResidualFusion, ChannelPaddedOperandSkipsThePad) {
 
 TEST(ResidualFusion, WideOutputsAddTheResidualInPanelPairs) {
   // 32 and 48 columns: pairs of 16-column panels take the residual in
-  // registers (AVX-512); 40 with a channel-padded operand of 20 columns ends
-  // the residual inside the first pair, which then runs panel by panel.
-  for (int cout : {32, 40, 48}) for (bool pad : {false, true}) {
+  // registers (AVX-512), 24 and 40 a panel with the 8-column panel after it;
+  // 40 with a channel-padded operand of 20 columns ends the residual inside
+  // the first pair, which then runs panel by panel.
+  for (int cout : {24, 32, 40, 48}) for (bool pad : {false, true}) {
       SCOPED_TRACE("cout " + std::to_string(cout) + (pad ? " padded operand" : ""));
       Spec s;
       s.h = 5;

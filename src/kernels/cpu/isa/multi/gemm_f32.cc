@@ -198,6 +198,123 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
 }
 #endif
 
+#if defined(__AVX512F__)
+// Two rows' values of the 8-column panel in one 16-lane register: row r in
+// the low half, row r + 1 in the high one.
+inline V16 JoinHalves(const float* low, const float* high) {
+  return reinterpret_cast<V16>(
+      _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(low)), _mm256_loadu_ps(high), 1));
+}
+inline void SplitHalves(V16 v, float* low, float* high) {
+  const __m512 x = reinterpret_cast<__m512>(v);
+  _mm256_storeu_ps(low, _mm512_castps512_ps256(x));
+  _mm256_storeu_ps(high, _mm512_extractf32x8_ps(x, 1));
+}
+
+// A kRows x 24 tile: a full 16-column panel (weights b16, 16 a step) and
+// the 8-column last panel after it (b8, 8 a step). The 8 columns of rows
+// r and r + 1 share a register, so a row and depth step costs 1.5
+// multiply-adds instead of a 16-lane and an 8-lane one. Each output sums
+// in the same order as in MicroTile: the same bits.
+template <int kRows>
+inline __attribute__((always_inline)) void WideNarrowTile(const GemmSegments& depth, const float* a, size_t lda,
+                                                          const float* b16, const float* b8, float* c, size_t ldc,
+                                                          const float* bias, bool accumulate, bool finalize, float lo,
+                                                          float hi, const float* residual, size_t residual_stride) {
+  static_assert(kRows % 2 == 0, "rows go in pairs");
+  constexpr int kPairs = kRows / 2;
+  V16 acc[kRows], pair[kPairs];
+  if (accumulate) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) acc[r] = Load<V16>(c + r * ldc);
+#pragma GCC unroll 8
+    for (int p = 0; p < kPairs; ++p) pair[p] = JoinHalves(c + 2 * p * ldc + 16, c + (2 * p + 1) * ldc + 16);
+  } else {
+    const V16 init = bias != nullptr ? Load<V16>(bias) : V16{};
+    const V16 init8 = bias != nullptr ? JoinHalves(bias + 16, bias + 16) : V16{};
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) acc[r] = init;
+#pragma GCC unroll 8
+    for (int p = 0; p < kPairs; ++p) pair[p] = init8;
+  }
+  const int length = depth.length;
+  for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
+    const float* rows[kRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+    for (int k = 0; k < length; ++k) {
+      const V16 w = Load<V16>(b16);
+      const V16 w8 = reinterpret_cast<V16>(_mm512_broadcast_f32x8(_mm256_loadu_ps(b8)));
+      b16 += 16;
+      b8 += 8;
+#pragma GCC unroll 8
+      for (int p = 0; p < kPairs; ++p) {
+        const V16 x0 = Splat<V16>(rows[2 * p][k]);
+        const V16 x1 = Splat<V16>(rows[2 * p + 1][k]);
+        acc[2 * p] += x0 * w;
+        acc[2 * p + 1] += x1 * w;
+        const V16 x01 = reinterpret_cast<V16>(
+            _mm512_mask_blend_ps(static_cast<__mmask16>(0xFF00), reinterpret_cast<__m512>(x0), reinterpret_cast<__m512>(x1)));
+        pair[p] += x01 * w8;
+      }
+    }
+  }
+  if (finalize) {
+    if (residual != nullptr) {
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) acc[r] += Load<V16>(residual + r * residual_stride);
+#pragma GCC unroll 8
+      for (int p = 0; p < kPairs; ++p) {
+        pair[p] += JoinHalves(residual + 2 * p * residual_stride + 16, residual + (2 * p + 1) * residual_stride + 16);
+      }
+    }
+    const V16 vlo = Splat<V16>(lo), vhi = Splat<V16>(hi);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) acc[r] = Clamp(acc[r], vlo, vhi);
+#pragma GCC unroll 8
+    for (int p = 0; p < kPairs; ++p) pair[p] = Clamp(pair[p], vlo, vhi);
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) Store<V16>(c + r * ldc, acc[r]);
+#pragma GCC unroll 8
+  for (int p = 0; p < kPairs; ++p) SplitHalves(pair[p], c + 2 * p * ldc + 16, c + (2 * p + 1) * ldc + 16);
+}
+
+void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                            size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+                            bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
+  const float* b8 = b + panel_stride;
+  auto tile_residual = [&](int r) { return residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr; };
+  int r = 0;
+  for (; r + kTileRows <= rows; r += kTileRows) {
+    WideNarrowTile<kTileRows>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc,
+                              bias, accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+  }
+  // Then 8, 4 and 2 rows; an odd last row through the panels one at a time.
+  if (r + 8 <= rows) {
+    WideNarrowTile<8>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
+                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+    r += 8;
+  }
+  if (r + 4 <= rows) {
+    WideNarrowTile<4>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
+                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+    r += 4;
+  }
+  if (r + 2 <= rows) {
+    WideNarrowTile<2>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
+                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+    r += 2;
+  }
+  if (r == rows) return;
+  GemmF32Panel(rows - r, 16, depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc, ldc,
+               bias, accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+  GemmF32Panel(rows - r, 8, depth, a + static_cast<size_t>(r) * lda, lda, b8, c + static_cast<size_t>(r) * ldc + 16, ldc,
+               bias != nullptr ? bias + 16 : nullptr, accumulate, finalize, lo, hi,
+               residual != nullptr ? tile_residual(r) + 16 : nullptr, residual_stride);
+}
+#endif
+
 void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
                          float* c, size_t ldc) {
   const VecF vlo = Splat<VecF>(lo), vhi = Splat<VecF>(hi);
