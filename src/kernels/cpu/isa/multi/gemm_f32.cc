@@ -13,6 +13,13 @@ namespace {
 // AVX2: 6 x 2 of 16; NEON: 6 x 4 of 32; SSE2: 3 x 4 of 16.
 constexpr int kTileRows = kLanes == 16 ? 12 : kLanes == 8 ? 6 : kVectorRegisters == 32 ? 6 : 3;
 
+// The kRows rows of A a tile reads, lda floats apart.
+template <int kRows>
+inline __attribute__((always_inline)) void RowPointers(const float* a, size_t lda, const float* (&rows)[kRows]) {
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+}
+
 // One kRows x (lanes(V) * kVectors) tile of C over the depth steps of
 // `depth`: see GemmF32PanelFn.
 // kPanels = 2: two adjacent 16-column panels (the second's weights
@@ -46,8 +53,7 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
   const int length = depth.length;
   for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
     const float* rows[kRows];
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+    RowPointers(a, lda, rows);
     for (int k = 0; k < length; ++k) {
       V w[kAll];
 #pragma GCC unroll 4
@@ -240,8 +246,7 @@ inline __attribute__((always_inline)) void WideNarrowTile(const GemmSegments& de
   const int length = depth.length;
   for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
     const float* rows[kRows];
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) rows[r] = a + r * lda;
+    RowPointers(a, lda, rows);
     for (int k = 0; k < length; ++k) {
       const V16 w = Load<V16>(b16);
       const V16 w8 = reinterpret_cast<V16>(_mm512_broadcast_f32x8(_mm256_loadu_ps(b8)));
