@@ -80,6 +80,10 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   Status PreparePointwise(KernelContext& ctx);
   // The band height and the scratch it needs, once the geometry is known.
   void PlanPointwiseBands(KernelContext& ctx);
+  // Input rows one output row's window spans.
+  int window_rows() const { return (filter_h_ - 1) * params_.dilation_h + 1; }
+  // One thread's share of the scratch: its band, and room to align it.
+  size_t band_slot_bytes() const { return band_floats_ * sizeof(float) + 64; }
   void EvalPointwise(KernelContext& ctx, const DepthwiseF32Job& job);
   // Which expanded rows a thread's band holds: rows [lo, hi) of image b.
   struct BandRows {
@@ -260,7 +264,7 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   // (An input resized to no columns has empty rows: one row per band then;
   // Eval returns before any band is made.)
   const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
-  const int window = (filter_h_ - 1) * params_.dilation_h + 1;
+  const int window = window_rows();
   const int fit = static_cast<int>(std::clamp<size_t>(kBandBytes / (std::max<size_t>(1, row_floats) * sizeof(float)), 1,
                                                       static_cast<size_t>(std::numeric_limits<int>::max())));
   band_out_rows_ = std::clamp((fit - window) / params_.stride_h + 1, 1, std::max(1, out_h_));
@@ -276,7 +280,7 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   const int band_in_rows =
       static_cast<int>(std::min<int64_t>(in_h_, int64_t{band_out_rows_ - 1} * params_.stride_h + window));
   band_floats_ = static_cast<size_t>(std::max(band_in_rows, 1)) * row_floats;
-  ctx.RequestScratch(static_cast<size_t>(threads) * (band_floats_ * sizeof(float) + 64));
+  ctx.RequestScratch(static_cast<size_t>(threads) * band_slot_bytes());
 }
 
 // The input with its padding written out as zeros, rows [begin, end) of the
@@ -358,7 +362,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
 void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias,
                                              float* band, BandRows& held, int r0, int r1) const {
   const int sh = params_.stride_h;
-  const int window = (filter_h_ - 1) * params_.dilation_h + 1;
+  const int window = window_rows();
   const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
   const GemmEpilogue epilogue{pw_bias, pointwise_act_.min, pointwise_act_.max};
   for (int r = r0; r < r1;) {
@@ -396,7 +400,6 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
   const float* x = ctx.input(0).data_as<float>();
   const float* pw_bias = ctx.has_input(kPointwiseInput + 1) ? ctx.input(kPointwiseInput + 1).data_as<float>() : nullptr;
   char* scratch = static_cast<char*>(ctx.scratch());
-  const size_t slot_bytes = band_floats_ * sizeof(float) + 64;
   const int rows = batch_ * out_h_;
   // Tasks of a band, about four per thread, in SlotTasks: a thread takes
   // the consecutive tasks of its own run of rows first, so each band reuses
@@ -413,7 +416,7 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
   tasks_.Reset(num_tasks, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
-      float* band = AlignFloats64(scratch + static_cast<size_t>(w) * slot_bytes);
+      float* band = AlignFloats64(scratch + static_cast<size_t>(w) * band_slot_bytes());
       BandRows held;
       for (int t = tasks_.Next(static_cast<int>(w)); t >= 0; t = tasks_.Next(static_cast<int>(w))) {
         RunPointwiseRows(job, x, pw_bias, band, held, t * task_rows, std::min(rows, (t + 1) * task_rows));

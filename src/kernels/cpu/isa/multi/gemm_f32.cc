@@ -217,6 +217,10 @@ inline void SplitHalves(V16 v, float* low, float* high) {
   _mm256_storeu_ps(high, _mm512_extractf32x8_ps(x, 1));
 }
 
+// A tile height as a type, to pick a WideNarrowTile from a generic lambda.
+template <int kHeight>
+struct TileHeight {};
+
 // A kRows x 24 tile: a full 16-column panel (weights b16, 16 a step) and
 // the 8-column last panel after it (b8, 8 a step). The 8 columns of rows
 // r and r + 1 share a register, so a row and depth step costs 1.5
@@ -291,26 +295,17 @@ void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a,
   const float* b8 = b + panel_stride;
   auto tile_residual = [&](int r) { return residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr; };
   int r = 0;
-  for (; r + kTileRows <= rows; r += kTileRows) {
-    WideNarrowTile<kTileRows>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc,
-                              bias, accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
-  }
+  // A tile of kHeight rows at row r.
+  auto tile = [&]<int kHeight>(TileHeight<kHeight>) {
+    WideNarrowTile<kHeight>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc,
+                            bias, accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
+    r += kHeight;
+  };
+  while (r + kTileRows <= rows) tile(TileHeight<kTileRows>{});
   // Then 8, 4 and 2 rows; an odd last row through the panels one at a time.
-  if (r + 8 <= rows) {
-    WideNarrowTile<8>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
-                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
-    r += 8;
-  }
-  if (r + 4 <= rows) {
-    WideNarrowTile<4>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
-                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
-    r += 4;
-  }
-  if (r + 2 <= rows) {
-    WideNarrowTile<2>(depth, a + static_cast<size_t>(r) * lda, lda, b, b8, c + static_cast<size_t>(r) * ldc, ldc, bias,
-                      accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
-    r += 2;
-  }
+  if (r + 8 <= rows) tile(TileHeight<8>{});
+  if (r + 4 <= rows) tile(TileHeight<4>{});
+  if (r + 2 <= rows) tile(TileHeight<2>{});
   if (r == rows) return;
   GemmF32Panel(rows - r, 16, depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc, ldc,
                bias, accumulate, finalize, lo, hi, tile_residual(r), residual_stride);
