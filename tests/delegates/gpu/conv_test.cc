@@ -149,6 +149,11 @@ TEST_P(GpuConvTest, Conv2DTiledKernelCoversStridesDilationsAndPartialTiles) {
       {1, 20, 23, 16, 16, 5, 3, true, 1, 2, 1, 1, true, ActivationFunctionType::NONE},
       {1, 33, 35, 128, 128, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},
       {1, 6, 5, 256, 40, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::NONE},  // split over 16 steps
+      // Deep layers split into several parts and summed by a second launch:
+      // MobileNet's 14x14x512 -> 512 (9 splits), and 27 steps of 3x3 taps
+      // split unevenly (13 splits), batch 2, partial tiles.
+      {1, 14, 14, 512, 512, 1, 1, true, 1, 1, 1, 1, true, ActivationFunctionType::RELU6},
+      {2, 7, 7, 96, 200, 3, 3, true, 1, 1, 1, 1, true, ActivationFunctionType::RELU},
   };
   int i = 0;
   for (const ConvCase& c : cases) {
