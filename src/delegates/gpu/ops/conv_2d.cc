@@ -126,19 +126,29 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
                           TILED_OUT, int srcW, int srcH, int srcS, int dstW, int dstH, int dstS, int M,
                           int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH
                           REQUANT_ARGS EXTRA_ARGS) {
-  LOCAL_MEM float4 tile_in[KS][BM];
-  LOCAL_MEM float4 tile_w[KS * 4][BN];
+  // Two buffers of each tile: step s is staged into buffer s % 2 while the
+  // items still multiply step s - 1 from the other, and its global loads are
+  // issued before those multiply-adds (into registers, stored after them),
+  // so their latency hides behind arithmetic; one barrier per step.
+  LOCAL_MEM float4 tile_in[2][KS][BM];
+  LOCAL_MEM float4 tile_w[2][KS * 4][BN];
   int tx = LOCAL_ID(0), ty = LOCAL_ID(1);
   int tid = ty * WG_M + tx;
   int m0 = GROUP_ID(0) * BM, so0 = GROUP_ID(1) * BN;
   int plane_out = dstH * dstW, plane_in = srcH * srcW;
-  // The pixel this item stages for every tap.
+  // The pixel this item stages for every tap, and its rows of tile_in:
+  // lk, lk + IN_STRIDE, ... below KS.
   int lp = tid % BM, lk = tid / BM;
   int lm = m0 + lp;
   int ln = lm / plane_out, lr = lm - ln * plane_out;
   int ly = lr / dstW, lx = lr - ly * dstW;
   int ly0 = ly * strideH - padH, lx0 = lx * strideW - padW;
   int w_so = KH * KW * srcS * 4;  // float4s between two output slices' weights
+#define WG_ITEMS (WG_M * WG_N)
+#define IN_STRIDE (WG_ITEMS / BM)
+#define IN_LOADS ((KS + IN_STRIDE - 1) / IN_STRIDE)
+#define W_LOADS ((KS * 4 * BN + WG_ITEMS - 1) / WG_ITEMS)
+  float4 next_in[IN_LOADS], next_w[W_LOADS];
   float4 acc[TS][TP];
   for (int j = 0; j < TS; ++j) {
     for (int i = 0; i < TP; ++i) acc[j][i] = F4(0.0f);
@@ -151,29 +161,46 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #else
   int step0 = 0, step1 = steps;
 #endif
-  for (int step = step0; step < step1; ++step) {
-    int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
-    int ky = tap / KW, kx = tap - ky * KW;
-    int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
-    int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
-    int at = (ln * srcS * srcH + iy) * srcW + ix;
-    int w_at = tap * srcS * 4 + k0 * 4;
-    for (int k = lk; k < KS; k += WG_M * WG_N / BM) {
-      int si = k0 + k;
-      tile_in[k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
+  // Iteration `step` loads step `step` and multiplies step `step - 1`.
+  for (int step = step0; step <= step1; ++step) {
+    int buf = (step - step0) & 1;
+    if (step < step1) {
+      int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
+      int ky = tap / KW, kx = tap - ky * KW;
+      int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
+      int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
+      int at = (ln * srcS * srcH + iy) * srcW + ix;
+      int w_at = tap * srcS * 4 + k0 * 4;
+      for (int i = 0; i < IN_LOADS; ++i) {
+        int k = lk + i * IN_STRIDE, si = k0 + k;
+        next_in[i] = inside && k < KS && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
+      }
+      for (int i = 0; i < W_LOADS; ++i) {
+        int e = tid + i * WG_ITEMS;
+        int kc = e % (KS * 4), n = e / (KS * 4);
+        next_w[i] = e < KS * 4 * BN && k0 + kc / 4 < srcS ? LOAD4(weights, (so0 + n) * w_so + w_at + kc) : F4(0.0f);
+      }
     }
-    for (int e = tid; e < KS * 4 * BN; e += WG_M * WG_N) {
-      int kc = e % (KS * 4), n = e / (KS * 4);
-      tile_w[kc][n] = k0 + kc / 4 < srcS ? LOAD4(weights, (so0 + n) * w_so + w_at + kc) : F4(0.0f);
+    if (step > step0) {
+      int b = buf ^ 1;
+      for (int k = 0; k < KS; ++k) {
+        float4 v[TP];
+        for (int i = 0; i < TP; ++i) v[i] = tile_in[b][k][tx + i * WG_M];
+        for (int j = 0; j < TS; ++j) {
+          float4 w0 = tile_w[b][k * 4][ty + j * WG_N], w1 = tile_w[b][k * 4 + 1][ty + j * WG_N];
+          float4 w2 = tile_w[b][k * 4 + 2][ty + j * WG_N], w3 = tile_w[b][k * 4 + 3][ty + j * WG_N];
+          for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
+        }
+      }
     }
-    BARRIER();
-    for (int k = 0; k < KS; ++k) {
-      float4 v[TP];
-      for (int i = 0; i < TP; ++i) v[i] = tile_in[k][tx + i * WG_M];
-      for (int j = 0; j < TS; ++j) {
-        float4 w0 = tile_w[k * 4][ty + j * WG_N], w1 = tile_w[k * 4 + 1][ty + j * WG_N];
-        float4 w2 = tile_w[k * 4 + 2][ty + j * WG_N], w3 = tile_w[k * 4 + 3][ty + j * WG_N];
-        for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
+    if (step < step1) {
+      for (int i = 0; i < IN_LOADS; ++i) {
+        int k = lk + i * IN_STRIDE;
+        if (k < KS) tile_in[buf][k][lp] = next_in[i];
+      }
+      for (int i = 0; i < W_LOADS; ++i) {
+        int e = tid + i * WG_ITEMS;
+        if (e < KS * 4 * BN) tile_w[buf][e % (KS * 4)][e / (KS * 4)] = next_w[i];
       }
     }
     BARRIER();
