@@ -144,8 +144,8 @@ RunResult Invoke(const std::vector<uint8_t>& bytes, bool preserve, int threads, 
 // What "the same bits" allows per compiler. GCC (the release build) gives
 // the fused and unfused graphs the same bits. clang (the sanitizer build,
 // kernels at -O3 -ffp-contract=fast) rounds some register tiles' sums
-// differently by tile height and epilogue: 24-column outputs differed by
-// 1-2 units in the last place (5e-7 on values near 2) in a few rows.
+// differently by tile height and epilogue: outputs have differed by 1-2
+// units in the last place (5e-7 on values near 2) in a few rows.
 #if defined(__clang__)
 constexpr float kSameBitsRtol = 1e-6f;
 #else

@@ -133,10 +133,8 @@ TEST(Conv2DTest, Pointwise) {
 }
 
 // Outputs of 24, 40, 56 or 88 columns end in a full 16-column panel and an
-// 8-column one, which AVX-512 runs together (two rows' 8 columns in one
-// register): tiles of 12, 8, 4 and 2 rows and an odd last row (31 rows:
-// 12 + 12 + 4 + 2 + 1), depth blocks that accumulate, threads that split
-// the rows, a clamp.
+// 8-column one: tiles of several heights and an odd last row (31 rows),
+// depth blocks that accumulate, threads that split the rows, a clamp.
 TEST(Conv2DTest, PanelAndEightColumnPanelTogether) {
   for (int out_c : {24, 40, 56, 88}) {
     for (int rows : {1, 2, 3, 16, 31, 49}) {

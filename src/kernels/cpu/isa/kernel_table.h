@@ -213,10 +213,6 @@ struct CpuKernels {
   int gemm_f32_tile_rows = 6;
   GemmF32PanelFn gemm_f32_panel = nullptr;
   GemmF32PanelPairFn gemm_f32_panel_pair = nullptr;  // null: panels one at a time
-  // A full panel and the 8-column last panel after it (24 columns; the
-  // second's weights at b + panel_stride, 8 floats a depth step); null:
-  // one at a time.
-  GemmF32PanelPairFn gemm_f32_panel_wide_narrow = nullptr;
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;

@@ -8,7 +8,6 @@ void FillKernels(CpuKernels* k) {
   k->gemm_f32_panel = GemmF32Panel;
 #if defined(__AVX512F__)
   k->gemm_f32_panel_pair = GemmF32PanelPair;
-  k->gemm_f32_panel_wide_narrow = GemmF32PanelWideNarrow;
 #endif
   k->gemv_f32 = GemvF32;
   k->add_residual_clamp_f32 = AddResidualClampF32;
