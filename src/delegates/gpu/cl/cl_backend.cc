@@ -196,7 +196,9 @@ class ClBackend final : public Backend {
   }
 
   StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
-    const std::string defines = LaunchDefines(launch, precision_);
+    // RELITE_GPU_DEVICE: templates that pick a variant by device kind
+    // (conv_2d.cc's double-buffered tiles) see what this device is.
+    const std::string defines = LaunchDefines(launch, precision_) + (info_.is_gpu ? "#define RELITE_GPU_DEVICE 1\n" : "");
     std::string key = defines + '\x01' + launch.source;
     const std::string program_name = "cl-program:" + ShortHash(key);
     auto it = programs_.find(key);

@@ -12,6 +12,7 @@ namespace relite::gpu::cuda {
 // Prepended to every program, after "#define RELITE_FP16 0|1" and the
 // launch's defines.
 inline constexpr const char* kCudaPrelude = R"CU(
+#define RELITE_GPU_DEVICE 1
 #define KERNEL extern "C" __global__
 #define GLOBAL
 #define INLINE __device__ __forceinline__

@@ -126,12 +126,19 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
                           TILED_OUT, int srcW, int srcH, int srcS, int dstW, int dstH, int dstS, int M,
                           int KH, int KW, int strideW, int strideH, int padW, int padH, int dilW, int dilH
                           REQUANT_ARGS EXTRA_ARGS) {
-  // Two buffers of each tile: step s is staged into buffer s % 2 while the
-  // items still multiply step s - 1 from the other, and its global loads are
-  // issued before those multiply-adds (into registers, stored after them),
-  // so their latency hides behind arithmetic; one barrier per step.
-  LOCAL_MEM float4 tile_in[2][KS][BM];
-  LOCAL_MEM float4 tile_w[2][KS * 4][BN];
+  // On GPUs two buffers of each tile: step s is staged into buffer s % 2
+  // while the items still multiply step s - 1 from the other, and its global
+  // loads are issued before those multiply-adds (into registers, stored after
+  // them), so their latency hides behind arithmetic; one barrier per step.
+  // CPU devices (PoCL) keep one buffer and two barriers: values live across
+  // a barrier cost them a copy per work item (4x slower there).
+#if RELITE_GPU_DEVICE
+#define TILE_BUFFERS 2
+#else
+#define TILE_BUFFERS 1
+#endif
+  LOCAL_MEM float4 tile_in[TILE_BUFFERS][KS][BM];
+  LOCAL_MEM float4 tile_w[TILE_BUFFERS][KS * 4][BN];
   int tx = LOCAL_ID(0), ty = LOCAL_ID(1);
   int tid = ty * WG_M + tx;
   int m0 = GROUP_ID(0) * BM, so0 = GROUP_ID(1) * BN;
@@ -148,7 +155,9 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #define IN_STRIDE (WG_ITEMS / BM)
 #define IN_LOADS ((KS + IN_STRIDE - 1) / IN_STRIDE)
 #define W_LOADS ((KS * 4 * BN + WG_ITEMS - 1) / WG_ITEMS)
+#if TILE_BUFFERS == 2
   float4 next_in[IN_LOADS], next_w[W_LOADS];
+#endif
   float4 acc[TS][TP];
   for (int j = 0; j < TS; ++j) {
     for (int i = 0; i < TP; ++i) acc[j][i] = F4(0.0f);
@@ -161,6 +170,18 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #else
   int step0 = 0, step1 = steps;
 #endif
+  // The multiply-adds of the step staged in buffer B.
+#define MULTIPLY_TILE(B)                                                                                  \
+  for (int k = 0; k < KS; ++k) {                                                                          \
+    float4 v[TP];                                                                                         \
+    for (int i = 0; i < TP; ++i) v[i] = tile_in[B][k][tx + i * WG_M];                                     \
+    for (int j = 0; j < TS; ++j) {                                                                        \
+      float4 w0 = tile_w[B][k * 4][ty + j * WG_N], w1 = tile_w[B][k * 4 + 1][ty + j * WG_N];             \
+      float4 w2 = tile_w[B][k * 4 + 2][ty + j * WG_N], w3 = tile_w[B][k * 4 + 3][ty + j * WG_N];         \
+      for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;  \
+    }                                                                                                     \
+  }
+#if TILE_BUFFERS == 2
   // Iteration `step` loads step `step` and multiplies step `step - 1`.
   for (int step = step0; step <= step1; ++step) {
     int buf = (step - step0) & 1;
@@ -182,16 +203,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
       }
     }
     if (step > step0) {
-      int b = buf ^ 1;
-      for (int k = 0; k < KS; ++k) {
-        float4 v[TP];
-        for (int i = 0; i < TP; ++i) v[i] = tile_in[b][k][tx + i * WG_M];
-        for (int j = 0; j < TS; ++j) {
-          float4 w0 = tile_w[b][k * 4][ty + j * WG_N], w1 = tile_w[b][k * 4 + 1][ty + j * WG_N];
-          float4 w2 = tile_w[b][k * 4 + 2][ty + j * WG_N], w3 = tile_w[b][k * 4 + 3][ty + j * WG_N];
-          for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;
-        }
-      }
+      MULTIPLY_TILE(buf ^ 1)
     }
     if (step < step1) {
       for (int i = 0; i < IN_LOADS; ++i) {
@@ -205,6 +217,27 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
     }
     BARRIER();
   }
+#else
+  for (int step = step0; step < step1; ++step) {
+    int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
+    int ky = tap / KW, kx = tap - ky * KW;
+    int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
+    int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
+    int at = (ln * srcS * srcH + iy) * srcW + ix;
+    int w_at = tap * srcS * 4 + k0 * 4;
+    for (int k = lk; k < KS; k += IN_STRIDE) {
+      int si = k0 + k;
+      tile_in[0][k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
+    }
+    for (int e = tid; e < KS * 4 * BN; e += WG_ITEMS) {
+      int kc = e % (KS * 4), n = e / (KS * 4);
+      tile_w[0][kc][n] = k0 + kc / 4 < srcS ? LOAD4(weights, (so0 + n) * w_so + w_at + kc) : F4(0.0f);
+    }
+    BARRIER();
+    MULTIPLY_TILE(0)
+    BARRIER();
+  }
+#endif
   for (int j = 0; j < TS; ++j) {
     int so = so0 + ty + j * WG_N;
     if (so >= dstS) break;
