@@ -170,6 +170,15 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #else
   int step0 = 0, step1 = steps;
 #endif
+  // What step S reads: its tap and first input slice, the staged pixel's
+  // input (at, inside the image or not) and the weights' offset (w_at).
+#define STEP_POSITION(S)                                                  \
+  int tap = (S) / ksteps, k0 = ((S) - tap * ksteps) * KS;                 \
+  int ky = tap / KW, kx = tap - ky * KW;                                  \
+  int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;                         \
+  int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;    \
+  int at = (ln * srcS * srcH + iy) * srcW + ix;                           \
+  int w_at = tap * srcS * 4 + k0 * 4;
   // The multiply-adds of the step staged in buffer B.
 #define MULTIPLY_TILE(B)                                                                                  \
   for (int k = 0; k < KS; ++k) {                                                                          \
@@ -186,12 +195,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
   for (int step = step0; step <= step1; ++step) {
     int buf = (step - step0) & 1;
     if (step < step1) {
-      int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
-      int ky = tap / KW, kx = tap - ky * KW;
-      int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
-      int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
-      int at = (ln * srcS * srcH + iy) * srcW + ix;
-      int w_at = tap * srcS * 4 + k0 * 4;
+      STEP_POSITION(step)
       for (int i = 0; i < IN_LOADS; ++i) {
         int k = lk + i * IN_STRIDE, si = k0 + k;
         next_in[i] = inside && k < KS && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
@@ -219,12 +223,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
   }
 #else
   for (int step = step0; step < step1; ++step) {
-    int tap = step / ksteps, k0 = (step - tap * ksteps) * KS;
-    int ky = tap / KW, kx = tap - ky * KW;
-    int iy = ly0 + ky * dilH, ix = lx0 + kx * dilW;
-    int inside = lm < M && iy >= 0 && iy < srcH && ix >= 0 && ix < srcW;
-    int at = (ln * srcS * srcH + iy) * srcW + ix;
-    int w_at = tap * srcS * 4 + k0 * 4;
+    STEP_POSITION(step)
     for (int k = lk; k < KS; k += IN_STRIDE) {
       int si = k0 + k;
       tile_in[0][k][lp] = inside && si < srcS ? LOADX(src, at + si * plane_in) : F4(0.0f);
