@@ -201,7 +201,9 @@ BENCHMARK(BM_DepthwiseConv2D)
     ->Args({14, 14, 576, 3, 1, 1})
     ->Args({14, 14, 288, 3, 1, 1})
     ->Args({14, 14, 384, 5, 1, 1})
+    ->Args({14, 14, 384, 5, 1, 2})
     ->Args({7, 7, 672, 5, 1, 1})
+    ->Args({7, 7, 672, 5, 1, 2})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -374,6 +374,10 @@ TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
   s.h = 20;
   s.w = 23;
   cases.push_back({"5x5", s});
+  s.h = 7;
+  s.w = 8;
+  s.c = 40;
+  cases.push_back({"5x5 on a small map (the whole padded copy, not slices)", s});
   s = DepthwiseAddSpec{};
   s.c = 4;
   s.multiplier = 2;

@@ -122,6 +122,17 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // border path.
   bool padded_ = false;
   int padded_h_ = 0, padded_w_ = 0;
+  // Padded maps are cut into slices of channels, each padded into its
+  // thread's scratch and computed there: a few rows of 7x7 or 14x14 split
+  // badly over threads (7x7x672 took as long on two threads as on one),
+  // and a slice's input and weights stay in the core's L1/L2. Not with a
+  // fused ADD or HARD_SWISH, which finish whole rows.
+  void PlanChannelTiles(KernelContext& ctx, size_t padded_bytes);
+  void EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job);
+  // Channels [c0, c1) of image b.
+  void RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const;
+  int channel_tiles_ = 0;        // 0: the whole padded input in scratch
+  size_t tile_slot_floats_ = 0;  // one thread's padded slice
   std::vector<float> zero_bias_;
   SlotTasks tasks_;  // reset by every Eval
 };
@@ -222,7 +233,7 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     // the border. 3x3 windows gained nothing. The size bound keeps large
     // maps, whose border share is small anyway, off it.
     padded_ = !pointwise_ && 5 * (pixels - interior) >= 2 * pixels && padded_bytes <= (size_t{4} << 20);
-    if (padded_) ctx.RequestScratch(padded_bytes);
+    if (padded_) PlanChannelTiles(ctx, padded_bytes);
   }
   if (pointwise_) PlanPointwiseBands(ctx);
   return Status::Ok();
@@ -254,6 +265,81 @@ Status DepthwiseConv2DKernel::PreparePointwise(KernelContext& ctx) {
     pw_packed_from_ = filter.data;
   }
   return Status::Ok();
+}
+
+void DepthwiseConv2DKernel::PlanChannelTiles(KernelContext& ctx, size_t padded_bytes) {
+  channel_tiles_ = 0;
+  if (residual_.active() || hard_swish_) {
+    ctx.RequestScratch(padded_bytes);
+    return;
+  }
+  // Slices of about 64 channels in whole 16-channel vectors, their count a
+  // multiple of the threads so that each thread gets its share: 7x7x672 on
+  // two threads is 12 slices of 48 or 64 channels.
+  constexpr int kVector = 16;
+  const int threads = std::max(1, ctx.num_threads());
+  const int vectors = CeilDiv(in_c_, kVector);
+  const int per_thread = CeilDiv(CeilDiv(in_c_, 64), threads);
+  channel_tiles_ = std::clamp(per_thread * threads, 1, vectors);
+  const int widest = CeilDiv(vectors, channel_tiles_) * kVector;
+  tile_slot_floats_ = static_cast<size_t>(padded_h_) * padded_w_ * widest + 16;
+  ctx.RequestScratch(static_cast<size_t>(threads) * tile_slot_floats_ * sizeof(float));
+}
+
+void DepthwiseConv2DKernel::RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const {
+  const int c = c1 - c0;
+  const size_t padded_row = static_cast<size_t>(padded_w_) * c;
+  // The padding is rewritten on every run: the scratch is shared with other nodes.
+  for (int y = 0; y < padded_h_; ++y) {
+    float* out = slice + static_cast<size_t>(y) * padded_row;
+    const int iy = y - pad_top_;
+    if (iy < 0 || iy >= in_h_) {
+      std::fill(out, out + padded_row, 0.f);
+      continue;
+    }
+    std::fill(out, out + static_cast<size_t>(pad_left_) * c, 0.f);
+    const float* in = job.input + ((static_cast<size_t>(b) * in_h_ + iy) * in_w_) * in_c_ + c0;
+    float* dst = out + static_cast<size_t>(pad_left_) * c;
+    for (int x = 0; x < in_w_; ++x) std::copy_n(in + static_cast<size_t>(x) * in_c_, c, dst + static_cast<size_t>(x) * c);
+    std::fill(out + static_cast<size_t>(pad_left_ + in_w_) * c, out + padded_row, 0.f);
+  }
+  DepthwiseF32Job part = job;
+  part.input = slice;
+  part.filter = job.filter + c0;
+  part.bias = job.bias + c0;
+  part.output = job.output + static_cast<size_t>(b) * out_h_ * out_w_ * out_c_ + c0;
+  part.in_h = padded_h_, part.in_w = padded_w_;
+  part.in_c = c, part.out_c = c;
+  part.in_pixel = c;
+  part.pad_top = 0, part.pad_left = 0;
+  part.interior_begin = 0, part.interior_end = out_w_;
+  for (int oy = 0; oy < out_h_; ++oy) Kernels().depthwise_f32_row(part, oy);
+}
+
+void DepthwiseConv2DKernel::EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job) {
+  float* scratch = AlignFloats64(ctx.scratch());
+  const int vectors = CeilDiv(in_c_, 16);
+  const int tiles = channel_tiles_;
+  const int num_tasks = batch_ * tiles;
+  auto run = [&](int slot, int t) {
+    const int b = t / tiles, i = t % tiles;
+    const int c0 = std::min(in_c_, vectors * i / tiles * 16);
+    const int c1 = std::min(in_c_, vectors * (i + 1) / tiles * 16);
+    if (c1 > c0) RunChannelTile(job, b, c0, c1, scratch + static_cast<size_t>(slot) * tile_slot_floats_);
+  };
+  const int workers = std::min(std::max(1, ctx.num_threads()), num_tasks);
+  if (workers <= 1) {
+    for (int t = 0; t < num_tasks; ++t) run(0, t);
+    return;
+  }
+  tasks_.Reset(num_tasks, workers);
+  ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t slot = begin; slot < end; ++slot) {
+      for (int t = tasks_.Next(static_cast<int>(slot)); t >= 0; t = tasks_.Next(static_cast<int>(slot))) {
+        run(static_cast<int>(slot), t);
+      }
+    }
+  });
 }
 
 void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
@@ -320,8 +406,13 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   job.pad_top = pad_top_, job.pad_left = pad_left_;
   job.interior_begin = interior_begin_, job.interior_end = interior_end_;
   job.act_min = act_.min, job.act_max = act_.max;
+  job.in_pixel = in_c_, job.out_pixel = out_c_;
   if (pointwise_) {
     EvalPointwise(ctx, job);
+    return Status::Ok();
+  }
+  if (padded_ && channel_tiles_ > 0) {
+    EvalChannelTiles(ctx, job);
     return Status::Ok();
   }
   if (padded_) {

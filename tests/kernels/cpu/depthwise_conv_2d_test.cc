@@ -138,9 +138,10 @@ TEST(DepthwiseConv2DTest, FastPathsAndChannelTails) {
 
 TEST(DepthwiseConv2DTest, SmallMapsOnAZeroPaddedCopy) {
   // 5x5 windows on maps where two fifths or more of the pixels touch the
-  // border run on a padded copy of the input: batches, threads, uneven SAME
-  // padding (even sizes under stride 2), a map smaller than the window, and
-  // 256 channels and up (weights held in registers; 260: a masked tail).
+  // border run on padded copies of slices of channels: batches, threads
+  // (slices per thread, 3 threads for uneven ones), uneven SAME padding (even
+  // sizes under stride 2), a map smaller than the window, channel counts
+  // with a tail (40, 260) and more slices than threads (272).
   for (int size : {3, 7, 14}) {
     for (int stride : {1, 2}) {
       for (int channels : {40, 272, 260}) {
@@ -152,7 +153,7 @@ TEST(DepthwiseConv2DTest, SmallMapsOnAZeroPaddedCopy) {
         c.filter_h = c.filter_w = 5;
         c.stride_h = c.stride_w = stride;
         c.activation = tflite::ActivationFunctionType::RELU6;
-        for (int threads : {1, 2}) {
+        for (int threads : {1, 2, 3}) {
           c.threads = threads;
           RunDwCase(c);
         }

@@ -63,6 +63,10 @@ struct DepthwiseF32Job {
   float* output = nullptr;
   int in_h = 0, in_w = 0, in_c = 0;
   int out_h = 0, out_w = 0, out_c = 0;
+  // Floats from one pixel to the next in the input, and in the output and
+  // the filter's taps: in_c and out_c, except where a channel slice of a
+  // wider tensor is computed (multiplier 1 only).
+  int in_pixel = 0, out_pixel = 0;
   int filter_h = 0, filter_w = 0, multiplier = 1;
   int stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0;

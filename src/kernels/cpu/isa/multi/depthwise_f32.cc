@@ -101,7 +101,7 @@ void DepthwisePixelMultiplier(const Window& win, const Strides& st, const float*
   for (int ky = 0; ky < win.taps_h; ++ky) {
     for (int kx = 0; kx < win.taps_w; ++kx) {
       const float* x = win.input + ky * st.input_tap_row + kx * st.input_tap_col;
-      const float* w = win.filter + ky * st.filter_row + static_cast<size_t>(kx) * out_channels;
+      const float* w = win.filter + ky * st.filter_row + kx * st.filter_col;
       for (int ic = 0; ic < in_channels; ++ic) {
         const float xv = x[ic];
         const float* wm = w + static_cast<size_t>(ic) * multiplier;
@@ -118,11 +118,11 @@ void DepthwisePixelMultiplier(const Window& win, const Strides& st, const float*
 template <int K>
 void TailPixels(const DepthwiseF32Job& job, const Strides& st, int c, const float* tile_in, float* tile_out, int pixels,
                 size_t pixel_step) {
-  const size_t c_total = static_cast<size_t>(job.in_c);
+  const size_t out_pixel = static_cast<size_t>(job.out_pixel);
   Window win{nullptr, job.filter + c, K, K};
   for (int p = 0; p < pixels; ++p) {
     win.input = tile_in + static_cast<size_t>(p) * pixel_step + c;
-    DepthwisePixel<K, K>(win, st, job.bias + c, tile_out + static_cast<size_t>(p) * c_total + c, job.in_c - c,
+    DepthwisePixel<K, K>(win, st, job.bias + c, tile_out + static_cast<size_t>(p) * out_pixel + c, job.in_c - c,
                          job.act_min, job.act_max);
   }
 }
@@ -161,11 +161,12 @@ void RowInterior3x3(const DepthwiseF32Job& job, const Strides& st, const float* 
   // Tiles keep the three input rows' part in L1.
   constexpr int kPixelTile = 16;
   const int in_c = job.in_c;
-  const size_t c_total = static_cast<size_t>(in_c);
-  const size_t pixel_step = static_cast<size_t>(job.stride_w) * c_total;
+  const size_t c_total = static_cast<size_t>(job.out_pixel);  // filter taps and output pixels
+  const size_t in_pixel = static_cast<size_t>(job.in_pixel);
+  const size_t pixel_step = static_cast<size_t>(job.stride_w) * in_pixel;
   const size_t col = st.input_tap_col;
   const size_t row = st.input_tap_row;
-  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * c_total;
+  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * in_pixel;
   const VecF vlo = Splat<VecF>(job.act_min), vhi = Splat<VecF>(job.act_max);
   const V8 vlo8 = Splat<V8>(job.act_min), vhi8 = Splat<V8>(job.act_max);
   const int wide_channels = in_c / kLanes * kLanes;
@@ -173,7 +174,7 @@ void RowInterior3x3(const DepthwiseF32Job& job, const Strides& st, const float* 
   for (int ox0 = job.interior_begin; ox0 < job.interior_end; ox0 += kPixelTile) {
     const int ox1 = MinI(job.interior_end, ox0 + kPixelTile);
     const int pixels = ox1 - ox0;
-    const float* tile_in = row_start + static_cast<size_t>(ox0 * job.stride_w - job.pad_left) * c_total;
+    const float* tile_in = row_start + static_cast<size_t>(ox0 * job.stride_w - job.pad_left) * in_pixel;
     float* tile_out = out_row + static_cast<size_t>(ox0) * c_total;
     int c = 0;
     for (; c < wide_channels; c += kLanes) {
@@ -269,14 +270,15 @@ void RowInterior5x5Registers(const DepthwiseF32Job& job, const Strides& st, cons
                              float* out_row) {
   constexpr int kPixelTile = 18;  // whole triples
   const int in_c = job.in_c;
-  const size_t c_total = static_cast<size_t>(in_c);
-  const size_t pixel_step = static_cast<size_t>(job.stride_w) * c_total;
-  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * c_total;
+  const size_t c_total = static_cast<size_t>(job.out_pixel);  // filter taps and output pixels
+  const size_t in_pixel = static_cast<size_t>(job.in_pixel);
+  const size_t pixel_step = static_cast<size_t>(job.stride_w) * in_pixel;
+  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * in_pixel;
   const VecF vlo = Splat<VecF>(job.act_min), vhi = Splat<VecF>(job.act_max);
   const int wide_channels = in_c / kLanes * kLanes;
   for (int ox0 = job.interior_begin; ox0 < job.interior_end; ox0 += kPixelTile) {
     const int pixels = MinI(job.interior_end, ox0 + kPixelTile) - ox0;
-    const float* tile_in = row_start + static_cast<size_t>(ox0 * job.stride_w - job.pad_left) * c_total;
+    const float* tile_in = row_start + static_cast<size_t>(ox0 * job.stride_w - job.pad_left) * in_pixel;
     float* tile_out = out_row + static_cast<size_t>(ox0) * c_total;
     int c = 0;
     for (; c < wide_channels; c += kLanes) {
@@ -327,14 +329,15 @@ template <int K>
 void RowInteriorFourPixels(const DepthwiseF32Job& job, const Strides& st, const float* image, int iy0,
                            float* out_row) {
   const int in_c = job.in_c;
-  const size_t channels = static_cast<size_t>(in_c);
-  const size_t pixel_step = static_cast<size_t>(job.stride_w) * channels;
-  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * channels;
+  const size_t channels = static_cast<size_t>(job.out_pixel);  // output pixels
+  const size_t in_pixel = static_cast<size_t>(job.in_pixel);
+  const size_t pixel_step = static_cast<size_t>(job.stride_w) * in_pixel;
+  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * in_pixel;
   const int vector_channels = in_c / 8 * 8;
   const float lo = job.act_min, hi = job.act_max;
   int ox = job.interior_begin;
   for (; ox + 4 <= job.interior_end; ox += 4) {
-    const float* x = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * channels;
+    const float* x = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * in_pixel;
     float* out = out_row + static_cast<size_t>(ox) * channels;
     int c = 0;
     for (; c + 2 * kLanes <= vector_channels; c += 2 * kLanes) {
@@ -356,17 +359,17 @@ void RowInteriorFourPixels(const DepthwiseF32Job& job, const Strides& st, const 
   }
   Window win{nullptr, job.filter, K, K};
   for (; ox < job.interior_end; ++ox) {
-    win.input = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * channels;
+    win.input = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * in_pixel;
     DepthwisePixel<K, K>(win, st, job.bias, out_row + static_cast<size_t>(ox) * channels, in_c, lo, hi);
   }
 }
 
 void RowInterior(const DepthwiseF32Job& job, const Strides& st, const float* image, int iy0, float* out_row) {
   Window win{nullptr, job.filter, job.filter_h, job.filter_w};
-  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * job.in_c;
+  const float* row_start = image + static_cast<size_t>(iy0) * job.in_w * job.in_pixel;
   for (int ox = job.interior_begin; ox < job.interior_end; ++ox) {
-    win.input = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * job.in_c;
-    DepthwisePixel<0, 0>(win, st, job.bias, out_row + static_cast<size_t>(ox) * job.out_c, job.out_c, job.act_min,
+    win.input = row_start + static_cast<size_t>(ox * job.stride_w - job.pad_left) * job.in_pixel;
+    DepthwisePixel<0, 0>(win, st, job.bias, out_row + static_cast<size_t>(ox) * job.out_pixel, job.out_c, job.act_min,
                          job.act_max);
   }
 }
@@ -375,15 +378,15 @@ void RowInterior(const DepthwiseF32Job& job, const Strides& st, const float* ima
 
 void DepthwiseF32Row(const DepthwiseF32Job& job, int row) {
   Strides st;
-  st.input_tap_row = static_cast<size_t>(job.dilation_h) * job.in_w * job.in_c;
-  st.input_tap_col = static_cast<size_t>(job.dilation_w) * job.in_c;
-  st.filter_row = static_cast<size_t>(job.filter_w) * job.out_c;
-  st.filter_col = static_cast<size_t>(job.out_c);
+  st.input_tap_row = static_cast<size_t>(job.dilation_h) * job.in_w * job.in_pixel;
+  st.input_tap_col = static_cast<size_t>(job.dilation_w) * job.in_pixel;
+  st.filter_row = static_cast<size_t>(job.filter_w) * job.out_pixel;
+  st.filter_col = static_cast<size_t>(job.out_pixel);
   const int b = row / job.out_h;
   const int oy = row % job.out_h;
   const int dh = job.dilation_h, dw = job.dilation_w;
-  const float* image = job.input + static_cast<size_t>(b) * job.in_h * job.in_w * job.in_c;
-  float* out_row = job.output + static_cast<size_t>(row) * job.out_w * job.out_c;
+  const float* image = job.input + static_cast<size_t>(b) * job.in_h * job.in_w * job.in_pixel;
+  float* out_row = job.output + static_cast<size_t>(row) * job.out_w * job.out_pixel;
   const int iy0 = oy * job.stride_h - job.pad_top;
   // Taps ky with 0 <= iy0 + ky * dh < in_h.
   const int ky_lo = MinI(job.filter_h, MaxI(0, CeilDiv(-iy0, dh)));
@@ -401,10 +404,10 @@ void DepthwiseF32Row(const DepthwiseF32Job& job, int row) {
     const int ix = ix0 + kx_lo * dw;
     // With no tap inside, the pointers are never read; keep them in range anyway.
     win.input = win.taps_h > 0 && win.taps_w > 0
-                    ? image + (static_cast<size_t>(iy) * job.in_w + static_cast<size_t>(ix)) * job.in_c
+                    ? image + (static_cast<size_t>(iy) * job.in_w + static_cast<size_t>(ix)) * job.in_pixel
                     : image;
-    win.filter = job.filter + (static_cast<size_t>(ky_lo) * job.filter_w + kx_lo) * job.out_c;
-    float* out = out_row + static_cast<size_t>(x) * job.out_c;
+    win.filter = job.filter + (static_cast<size_t>(ky_lo) * job.filter_w + kx_lo) * job.out_pixel;
+    float* out = out_row + static_cast<size_t>(x) * job.out_pixel;
     if (job.multiplier == 1) {
       DepthwisePixel<0, 0>(win, st, job.bias, out, job.out_c, job.act_min, job.act_max);
     } else {
