@@ -131,6 +131,7 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   void EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job);
   // Channels [c0, c1) of image b.
   void RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const;
+  static constexpr int kSliceVector = 16;  // slices are whole multiples of this many channels
   int channel_tiles_ = 0;        // 0: the whole padded input in scratch
   size_t tile_slot_floats_ = 0;  // one thread's padded slice
   std::vector<float> zero_bias_;
@@ -267,6 +268,36 @@ Status DepthwiseConv2DKernel::PreparePointwise(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// Channels [c0, c0 + c) of the input (in_c channels a pixel) with their
+// padding written out as zeros, c channels a pixel: rows [begin, end) of
+// the padded batch.
+void FillPadded(const float* input, int in_h, int in_w, int in_c, int c0, int c, int pad_top, int pad_left,
+                int padded_h, int padded_w, float* padded, int64_t begin, int64_t end) {
+  const size_t row_floats = static_cast<size_t>(padded_w) * c;
+  const size_t left = static_cast<size_t>(pad_left) * c;
+  const size_t inside = static_cast<size_t>(in_w) * c;
+  const size_t in_row = static_cast<size_t>(in_w) * in_c;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t b = r / padded_h;
+    const int y = static_cast<int>(r % padded_h) - pad_top;
+    float* out = padded + static_cast<size_t>(r) * row_floats;
+    if (y < 0 || y >= in_h) {
+      std::fill(out, out + row_floats, 0.f);
+      continue;
+    }
+    std::fill(out, out + left, 0.f);
+    const float* in = input + (static_cast<size_t>(b) * in_h + y) * in_row + c0;
+    if (c == in_c) {
+      std::copy_n(in, inside, out + left);
+    } else {
+      for (int x = 0; x < in_w; ++x) {
+        std::copy_n(in + static_cast<size_t>(x) * in_c, c, out + left + static_cast<size_t>(x) * c);
+      }
+    }
+    std::fill(out + left + inside, out + row_floats, 0.f);
+  }
+}
+
 void DepthwiseConv2DKernel::PlanChannelTiles(KernelContext& ctx, size_t padded_bytes) {
   channel_tiles_ = 0;
   if (residual_.active() || hard_swish_) {
@@ -276,33 +307,20 @@ void DepthwiseConv2DKernel::PlanChannelTiles(KernelContext& ctx, size_t padded_b
   // Slices of about 64 channels in whole 16-channel vectors, their count a
   // multiple of the threads so that each thread gets its share: 7x7x672 on
   // two threads is 12 slices of 48 or 64 channels.
-  constexpr int kVector = 16;
   const int threads = std::max(1, ctx.num_threads());
-  const int vectors = CeilDiv(in_c_, kVector);
+  const int vectors = CeilDiv(in_c_, kSliceVector);
   const int per_thread = CeilDiv(CeilDiv(in_c_, 64), threads);
   channel_tiles_ = std::clamp(per_thread * threads, 1, vectors);
-  const int widest = CeilDiv(vectors, channel_tiles_) * kVector;
+  const int widest = CeilDiv(vectors, channel_tiles_) * kSliceVector;
   tile_slot_floats_ = static_cast<size_t>(padded_h_) * padded_w_ * widest + 16;
   ctx.RequestScratch(static_cast<size_t>(threads) * tile_slot_floats_ * sizeof(float));
 }
 
 void DepthwiseConv2DKernel::RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const {
   const int c = c1 - c0;
-  const size_t padded_row = static_cast<size_t>(padded_w_) * c;
   // The padding is rewritten on every run: the scratch is shared with other nodes.
-  for (int y = 0; y < padded_h_; ++y) {
-    float* out = slice + static_cast<size_t>(y) * padded_row;
-    const int iy = y - pad_top_;
-    if (iy < 0 || iy >= in_h_) {
-      std::fill(out, out + padded_row, 0.f);
-      continue;
-    }
-    std::fill(out, out + static_cast<size_t>(pad_left_) * c, 0.f);
-    const float* in = job.input + ((static_cast<size_t>(b) * in_h_ + iy) * in_w_) * in_c_ + c0;
-    float* dst = out + static_cast<size_t>(pad_left_) * c;
-    for (int x = 0; x < in_w_; ++x) std::copy_n(in + static_cast<size_t>(x) * in_c_, c, dst + static_cast<size_t>(x) * c);
-    std::fill(out + static_cast<size_t>(pad_left_ + in_w_) * c, out + padded_row, 0.f);
-  }
+  FillPadded(job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_, in_h_, in_w_, in_c_, c0, c, pad_top_,
+             pad_left_, padded_h_, padded_w_, slice, 0, padded_h_);
   DepthwiseF32Job part = job;
   part.input = slice;
   part.filter = job.filter + c0;
@@ -318,13 +336,13 @@ void DepthwiseConv2DKernel::RunChannelTile(const DepthwiseF32Job& job, int b, in
 
 void DepthwiseConv2DKernel::EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job) {
   float* scratch = AlignFloats64(ctx.scratch());
-  const int vectors = CeilDiv(in_c_, 16);
+  const int vectors = CeilDiv(in_c_, kSliceVector);
   const int tiles = channel_tiles_;
   const int num_tasks = batch_ * tiles;
   auto run = [&](int slot, int t) {
     const int b = t / tiles, i = t % tiles;
-    const int c0 = std::min(in_c_, vectors * i / tiles * 16);
-    const int c1 = std::min(in_c_, vectors * (i + 1) / tiles * 16);
+    const int c0 = std::min(in_c_, vectors * i / tiles * kSliceVector);
+    const int c1 = std::min(in_c_, vectors * (i + 1) / tiles * kSliceVector);
     if (c1 > c0) RunChannelTile(job, b, c0, c1, scratch + static_cast<size_t>(slot) * tile_slot_floats_);
   };
   const int workers = std::min(std::max(1, ctx.num_threads()), num_tasks);
@@ -369,27 +387,6 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   ctx.RequestScratch(static_cast<size_t>(threads) * band_slot_bytes());
 }
 
-// The input with its padding written out as zeros, rows [begin, end) of the
-// padded batch.
-void FillPadded(const float* input, int in_h, int in_w, int c, int pad_top, int pad_left, int padded_h, int padded_w,
-                float* padded, int64_t begin, int64_t end) {
-  const size_t row_floats = static_cast<size_t>(padded_w) * c;
-  const size_t left = static_cast<size_t>(pad_left) * c;
-  const size_t inside = static_cast<size_t>(in_w) * c;
-  for (int64_t r = begin; r < end; ++r) {
-    const int64_t b = r / padded_h;
-    const int y = static_cast<int>(r % padded_h) - pad_top;
-    float* out = padded + static_cast<size_t>(r) * row_floats;
-    if (y < 0 || y >= in_h) {
-      std::fill(out, out + row_floats, 0.f);
-      continue;
-    }
-    std::fill(out, out + left, 0.f);
-    std::copy_n(input + (static_cast<size_t>(b) * in_h + y) * inside, inside, out + left);
-    std::fill(out + left + inside, out + row_floats, 0.f);
-  }
-}
-
 Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   const int rows = batch_ * out_h_;
   if (rows == 0 || out_w_ == 0 || out_c_ == 0) return Status::Ok();
@@ -420,7 +417,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     const int64_t padded_rows = int64_t{batch_} * padded_h_;
     const int64_t row_bytes = int64_t{padded_w_} * in_c_ * 4;
     ctx.ParallelFor(padded_rows, std::max<int64_t>(1, (int64_t{64} << 10) / row_bytes), [&](int64_t b, int64_t e) {
-      FillPadded(job.input, in_h_, in_w_, in_c_, pad_top_, pad_left_, padded_h_, padded_w_, padded, b, e);
+      FillPadded(job.input, in_h_, in_w_, in_c_, 0, in_c_, pad_top_, pad_left_, padded_h_, padded_w_, padded, b, e);
     });
     job.input = padded;
     job.in_h = padded_h_, job.in_w = padded_w_;
