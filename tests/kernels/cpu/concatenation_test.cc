@@ -84,6 +84,28 @@ TEST(Concatenation, RandomInt8) { RandomCases<int8_t>(DataType::kInt8, false, 5)
 TEST(Concatenation, RandomInt16) { RandomCases<int16_t>(DataType::kInt16, false, 6); }
 TEST(Concatenation, RandomBool) { RandomCases<uint8_t>(DataType::kBool, true, 7); }
 
+TEST(Concatenation, RowPiecesOfEverySize) {
+  // Channel concatenations with rows of 1 to 40 bytes next to a one-element
+  // piece: every size class of the short-row copy (1-3, 4-7, 8-15, 16-32
+  // bytes) and the library copy past it, in the uint8 kernel (the
+  // quantized one) and the float one.
+  std::mt19937 rng(11);
+  ConcatCase c;
+  c.axis = 2;
+  for (int n = 1; n <= 40; ++n) {
+    CheckConcat(DataType::kUInt8,
+                std::vector<ref::Tensor<uint8_t>>{ref::RandomTensor<uint8_t>(rng, {2, 3, n}, false),
+                                                  ref::RandomTensor<uint8_t>(rng, {2, 3, 1}, false)},
+                c);
+  }
+  for (int n = 1; n <= 10; ++n) {
+    CheckConcat(DataType::kFloat32,
+                std::vector<ref::Tensor<float>>{ref::RandomTensor<float>(rng, {2, 3, n}, false),
+                                                ref::RandomTensor<float>(rng, {2, 3, 1}, false)},
+                c);
+  }
+}
+
 TEST(Concatenation, FusedActivations) {
   std::mt19937 rng(11);
   for (const auto act : {tflite::ActivationFunctionType::RELU, tflite::ActivationFunctionType::RELU6,

@@ -65,6 +65,15 @@ TEST(Split, RandomInt8) { RandomCases<int8_t>(DataType::kInt8, false, 5); }
 TEST(Split, RandomInt16) { RandomCases<int16_t>(DataType::kInt16, false, 6); }
 TEST(Split, RandomBool) { RandomCases<uint8_t>(DataType::kBool, true, 7); }
 
+TEST(Split, RowPiecesOfEverySize) {
+  // uint8 rows cut into pieces of 1 to 40 bytes: every size class of the
+  // short-row copy and the library copy past it.
+  std::mt19937 rng(12);
+  for (int n = 1; n <= 40; ++n) {
+    CheckSplit<uint8_t>(DataType::kUInt8, ref::RandomTensor<uint8_t>(rng, {2, 3, 3 * n}, false), 2, 3);
+  }
+}
+
 TEST(Split, LargeMultiThreaded) {
   std::mt19937 rng(8);
   const ref::Tensor<float> input = ref::RandomTensor<float>(rng, {8, 64, 64, 24});

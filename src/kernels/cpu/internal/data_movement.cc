@@ -206,32 +206,6 @@ void ParallelMemcpy(KernelContext& ctx, void* dst, const void* src, size_t bytes
   });
 }
 
-namespace {
-
-// memcpy for the short pieces of channel concatenations and splits (1 to 32
-// bytes a row, e.g. one uint8 channel): two possibly overlapping fixed-size
-// copies instead of a library call per row.
-inline void CopyRowPiece(uint8_t* d, const uint8_t* s, int64_t n) {
-  if (n >= 16 && n <= 32) {
-    std::memcpy(d, s, 16);
-    std::memcpy(d + n - 16, s + n - 16, 16);
-  } else if (n >= 8 && n < 16) {
-    std::memcpy(d, s, 8);
-    std::memcpy(d + n - 8, s + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    std::memcpy(d, s, 4);
-    std::memcpy(d + n - 4, s + n - 4, 4);
-  } else if (n > 0 && n < 4) {
-    d[0] = s[0];
-    d[n / 2] = s[n / 2];
-    d[n - 1] = s[n - 1];
-  } else {
-    std::memcpy(d, s, static_cast<size_t>(n));
-  }
-}
-
-}  // namespace
-
 void ConcatRows(KernelContext& ctx, const RowPiece* pieces, int num_pieces, int64_t outer, uint8_t* dst) {
   int64_t out_row = 0;
   for (int i = 0; i < num_pieces; ++i) out_row += pieces[i].row_bytes;
@@ -249,7 +223,7 @@ void ConcatRows(KernelContext& ctx, const RowPiece* pieces, int num_pieces, int6
       for (int i = 0; i < num_pieces; ++i) {
         const int64_t n = pieces[i].row_bytes;
         if (n == 0) continue;
-        CopyRowPiece(d, pieces[i].data + o * n, n);
+        CopyRowBytes(d, pieces[i].data + o * n, n);
         d += n;
       }
     }
@@ -273,7 +247,7 @@ void SplitRows(KernelContext& ctx, const uint8_t* src, int64_t outer, const RowP
       for (int i = 0; i < num_pieces; ++i) {
         const int64_t n = pieces[i].row_bytes;
         if (n == 0) continue;
-        CopyRowPiece(pieces[i].data + o * n, s, n);
+        CopyRowBytes(pieces[i].data + o * n, s, n);
         s += n;
       }
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,30 @@ void CopyStridedView(KernelContext& ctx, const StridedView& view, size_t elem_si
 
 // memcpy split into blocks over the interpreter's threads when large.
 void ParallelMemcpy(KernelContext& ctx, void* dst, const void* src, size_t bytes);
+
+// memcpy for the short rows of channel concatenations and splits (1 to 32
+// bytes a row, e.g. one uint8 channel): two possibly overlapping fixed-size
+// moves instead of a library call per row; longer rows go to memcpy.
+inline void CopyRowBytes(void* dst, const void* src, int64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (n >= 16 && n <= 32) {
+    std::memcpy(d, s, 16);
+    std::memcpy(d + n - 16, s + n - 16, 16);
+  } else if (n >= 8 && n < 16) {
+    std::memcpy(d, s, 8);
+    std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(d, s, 4);
+    std::memcpy(d + n - 4, s + n - 4, 4);
+  } else if (n > 0 && n < 4) {
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
+  } else if (n > 0) {
+    std::memcpy(d, s, static_cast<size_t>(n));
+  }
+}
 
 // One operand of a concatenation or split: `row_bytes` contiguous bytes per
 // outer row.

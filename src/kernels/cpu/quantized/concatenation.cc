@@ -123,7 +123,7 @@ class QuantizedConcatenationKernel final : public Kernel {
           const Piece& p = inputs_[i];
           const T* src = ctx.input(static_cast<int>(i)).template data_as<T>() + r * p.row_elements;
           if (p.copy) {
-            if (p.row_elements > 0) std::memcpy(dst, src, static_cast<size_t>(p.row_elements) * sizeof(T));
+            CopyRowBytes(dst, src, p.row_elements * static_cast<int64_t>(sizeof(T)));
           } else {
             const float scale = p.scale, bias = p.bias;
             for (int64_t j = 0; j < p.row_elements; ++j) {
