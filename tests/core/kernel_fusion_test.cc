@@ -377,7 +377,7 @@ TEST(ResidualFusion, DepthwiseAddMatchesTheUnfusedGraph) {
   s.h = 7;
   s.w = 8;
   s.c = 40;
-  cases.push_back({"5x5 on a small map (the whole padded copy, not slices)", s});
+  cases.push_back({"5x5 on a small map (padded slices; two threads split row 3)", s});
   s = DepthwiseAddSpec{};
   s.c = 4;
   s.multiplier = 2;
@@ -523,6 +523,9 @@ TEST(HardSwishFusion, EveryConvolutionPathMatchesTheUnfusedGraph) {
   s.kernel = 5;
   s.cin = 13;
   cases.push_back({"depthwise 5x5, 13 channels", s});
+  s.h = 7;
+  s.w = 9;
+  cases.push_back({"depthwise 5x5 on a small map (padded; two threads split row 3)", s});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     const SwishBuilt b = BuildSwish(c.spec);

@@ -122,18 +122,27 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // border path.
   bool padded_ = false;
   int padded_h_ = 0, padded_w_ = 0;
-  // Padded maps are cut into slices of channels, each padded into its
-  // thread's scratch and computed there: a few rows of 7x7 or 14x14 split
-  // badly over threads (7x7x672 took as long on two threads as on one),
-  // and a slice's input and weights stay in the core's L1/L2. Not with a
-  // fused ADD or HARD_SWISH, which finish whole rows.
-  void PlanChannelTiles(KernelContext& ctx, size_t padded_bytes);
-  void EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job);
-  // Channels [c0, c1) of image b.
-  void RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const;
+  // Padded maps: each thread takes its even share of the output pixels, in
+  // order (the rows the same thread of the kernel before wrote, and those
+  // of the kernel after reads: a row handed between cores costs about four
+  // times an L2 read on the hosts measured), and computes them a slice of
+  // channels at a time, the slice's input rows (the window's halo
+  // included) padded into its scratch. On one thread that is the whole
+  // image in slices: a slice's input and weights stay in L1/L2. Where the
+  // windows of a share reach most of the map, the threads split the
+  // slices instead (see PlanPaddedBands).
+  void PlanPaddedBands(KernelContext& ctx);
+  void EvalPaddedBands(KernelContext& ctx, const DepthwiseF32Job& job, const float* residual);
+  // Output pixels [p0, p1) (of batch * out_h * out_w, in order), channel
+  // slices [s0, s1), on the padded path. A thread's share is an even share
+  // of the pixels, not of the rows, as the GEMMs before and after split
+  // them (a 14x14 map's 98 + 98 pixels, not 7 + 7 rows of uneven tasks).
+  void RunPaddedPixels(const DepthwiseF32Job& job, const float* residual, int64_t p0, int64_t p1, int s0, int s1,
+                       float* slice) const;
   static constexpr int kSliceVector = 16;  // slices are whole multiples of this many channels
-  int channel_tiles_ = 0;        // 0: the whole padded input in scratch
-  size_t tile_slot_floats_ = 0;  // one thread's padded slice
+  int slices_ = 1;                         // channel slices of a padded map
+  bool split_channels_ = false;            // threads take slices, not pixels
+  size_t band_slot_floats_ = 0;            // one thread's padded rows of one slice
   std::vector<float> zero_bias_;
   SlotTasks tasks_;  // reset by every Eval
 };
@@ -234,7 +243,7 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     // the border. 3x3 windows gained nothing. The size bound keeps large
     // maps, whose border share is small anyway, off it.
     padded_ = !pointwise_ && 5 * (pixels - interior) >= 2 * pixels && padded_bytes <= (size_t{4} << 20);
-    if (padded_) PlanChannelTiles(ctx, padded_bytes);
+    if (padded_) PlanPaddedBands(ctx);
   }
   if (pointwise_) PlanPointwiseBands(ctx);
   return Status::Ok();
@@ -298,63 +307,114 @@ void FillPadded(const float* input, int in_h, int in_w, int in_c, int c0, int c,
   }
 }
 
-void DepthwiseConv2DKernel::PlanChannelTiles(KernelContext& ctx, size_t padded_bytes) {
-  channel_tiles_ = 0;
-  if (residual_.active() || hard_swish_) {
-    ctx.RequestScratch(padded_bytes);
-    return;
-  }
-  // Slices of about 64 channels in whole 16-channel vectors, their count a
-  // multiple of the threads so that each thread gets its share: 7x7x672 on
-  // two threads is 12 slices of 48 or 64 channels.
+// Output rows [0, rows) in `parts` runs of nearly equal length, in order:
+// run i is [rows * i / parts, rows * (i + 1) / parts). With parts a
+// multiple of the threads, SlotTasks gives thread t the rows
+// [rows * t / threads, rows * (t + 1) / threads), the share every row-split
+// kernel gives it.
+int RunBegin(int rows, int parts, int i) { return static_cast<int>(int64_t{rows} * i / parts); }
+
+void DepthwiseConv2DKernel::PlanPaddedBands(KernelContext& ctx) {
   const int threads = std::max(1, ctx.num_threads());
   const int vectors = CeilDiv(in_c_, kSliceVector);
-  const int per_thread = CeilDiv(CeilDiv(in_c_, 64), threads);
-  channel_tiles_ = std::clamp(per_thread * threads, 1, vectors);
-  const int widest = CeilDiv(vectors, channel_tiles_) * kSliceVector;
-  tile_slot_floats_ = static_cast<size_t>(padded_h_) * padded_w_ * widest + 16;
-  ctx.RequestScratch(static_cast<size_t>(threads) * tile_slot_floats_ * sizeof(float));
+  // A thread's pixels within one image span at most this many output rows
+  // (a share that starts and ends inside a row spans one more), and their
+  // windows this many padded input rows.
+  const int64_t pixels = int64_t{batch_} * out_h_ * out_w_;
+  const int64_t share = (pixels + threads - 1) / threads;
+  const int band_rows = static_cast<int>(std::min<int64_t>(out_h_, share / std::max(1, out_w_) + 2));
+  const int band_in_rows = std::min(padded_h_, (band_rows - 1) * params_.stride_h + filter_h_);
+  // Where a share's windows reach most of the map (7x7 under 5x5 windows:
+  // each of two threads reads six of the seven rows), splitting the
+  // channels moves less between cores: each thread reads and writes half.
+  // Not with a fused ADD or HARD_SWISH, which finish whole pixels.
+  split_channels_ = threads > 1 && !residual_.active() && !hard_swish_ && 5 * band_in_rows > 4 * padded_h_;
+  // Slices of about 64 channels in whole 16-channel vectors; when split
+  // between threads, as many for each.
+  const int slices = CeilDiv(in_c_, 64);
+  slices_ = std::clamp(split_channels_ ? CeilDiv(slices, threads) * threads : slices, 1, vectors);
+  const int widest = CeilDiv(vectors, slices_) * kSliceVector;
+  const int rows = split_channels_ ? padded_h_ : std::max(band_in_rows, 1);
+  band_slot_floats_ = static_cast<size_t>(rows) * padded_w_ * widest + 16;
+  ctx.RequestScratch(static_cast<size_t>(threads) * band_slot_floats_ * sizeof(float));
 }
 
-void DepthwiseConv2DKernel::RunChannelTile(const DepthwiseF32Job& job, int b, int c0, int c1, float* slice) const {
-  const int c = c1 - c0;
-  // The padding is rewritten on every run: the scratch is shared with other nodes.
-  FillPadded(job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_, in_h_, in_w_, in_c_, c0, c, pad_top_,
-             pad_left_, padded_h_, padded_w_, slice, 0, padded_h_);
-  DepthwiseF32Job part = job;
-  part.input = slice;
-  part.filter = job.filter + c0;
-  part.bias = job.bias + c0;
-  part.output = job.output + static_cast<size_t>(b) * out_h_ * out_w_ * out_c_ + c0;
-  part.in_h = padded_h_, part.in_w = padded_w_;
-  part.in_c = c, part.out_c = c;
-  part.in_pixel = c;
-  part.pad_top = 0, part.pad_left = 0;
-  part.interior_begin = 0, part.interior_end = out_w_;
-  for (int oy = 0; oy < out_h_; ++oy) Kernels().depthwise_f32_row(part, oy);
-}
-
-void DepthwiseConv2DKernel::EvalChannelTiles(KernelContext& ctx, const DepthwiseF32Job& job) {
-  float* scratch = AlignFloats64(ctx.scratch());
+void DepthwiseConv2DKernel::RunPaddedPixels(const DepthwiseF32Job& job, const float* residual, int64_t p0, int64_t p1,
+                                            int s0, int s1, float* slice) const {
   const int vectors = CeilDiv(in_c_, kSliceVector);
-  const int tiles = channel_tiles_;
-  const int num_tasks = batch_ * tiles;
-  auto run = [&](int slot, int t) {
-    const int b = t / tiles, i = t % tiles;
-    const int c0 = std::min(in_c_, vectors * i / tiles * kSliceVector);
-    const int c1 = std::min(in_c_, vectors * (i + 1) / tiles * kSliceVector);
-    if (c1 > c0) RunChannelTile(job, b, c0, c1, scratch + static_cast<size_t>(slot) * tile_slot_floats_);
-  };
-  const int workers = std::min(std::max(1, ctx.num_threads()), num_tasks);
+  const int sh = params_.stride_h, sw = params_.stride_w;
+  const int64_t image_pixels = int64_t{out_h_} * out_w_;
+  while (p0 < p1) {
+    // Pixels [q0, q1) of image b, output rows [oy0, oy1).
+    const int b = static_cast<int>(p0 / image_pixels);
+    const int q0 = static_cast<int>(p0 - b * image_pixels);
+    const int q1 = static_cast<int>(std::min(p1 - b * image_pixels, image_pixels));
+    const int oy0 = q0 / out_w_, oy1 = (q1 - 1) / out_w_ + 1;
+    // Padded rows [lo, hi) hold their windows.
+    const int lo = oy0 * sh;
+    const int hi = std::min(padded_h_, (oy1 - 1) * sh + filter_h_);
+    const size_t band_row = static_cast<size_t>(padded_w_);
+    const float* image = job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
+    float* out_image = job.output + static_cast<size_t>(b) * image_pixels * out_c_;
+    for (int i = s0; i < s1; ++i) {
+      const int c0 = std::min(in_c_, vectors * i / slices_ * kSliceVector);
+      const int c1 = std::min(in_c_, vectors * (i + 1) / slices_ * kSliceVector);
+      const int c = c1 - c0;
+      if (c <= 0) continue;
+      // The padding is rewritten on every run: the scratch is shared with other nodes.
+      FillPadded(image, in_h_, in_w_, in_c_, c0, c, pad_top_ - lo, pad_left_, hi - lo, padded_w_, slice, 0, hi - lo);
+      DepthwiseF32Job part = job;
+      part.filter = job.filter + c0;
+      part.bias = job.bias + c0;
+      part.in_h = filter_h_, part.in_w = padded_w_;
+      part.in_c = c, part.out_c = c;
+      part.in_pixel = c;
+      part.out_h = 1;
+      part.pad_top = 0, part.pad_left = 0;
+      part.interior_begin = 0;
+      // Each output row's columns [x0, x1) as a one-row image of its own,
+      // starting at its first window.
+      for (int oy = oy0; oy < oy1; ++oy) {
+        const int x0 = oy == oy0 ? q0 - oy * out_w_ : 0;
+        const int x1 = oy == oy1 - 1 ? q1 - oy * out_w_ : out_w_;
+        part.input = slice + (static_cast<size_t>(oy - oy0) * sh * band_row + static_cast<size_t>(x0) * sw) * c;
+        part.output = out_image + (static_cast<size_t>(oy) * out_w_ + x0) * out_c_ + c0;
+        part.out_w = x1 - x0;
+        part.interior_end = x1 - x0;
+        Kernels().depthwise_f32_row(part, 0);
+      }
+    }
+    if (residual != nullptr || hard_swish_) {
+      for (int oy = oy0; oy < oy1; ++oy) {
+        const int x0 = oy == oy0 ? q0 - oy * out_w_ : 0;
+        const int x1 = oy == oy1 - 1 ? q1 - oy * out_w_ : out_w_;
+        const size_t pixel = static_cast<size_t>(b) * image_pixels + static_cast<size_t>(oy) * out_w_ + x0;
+        float* out = job.output + pixel * out_c_;
+        if (residual != nullptr) residual_.AddToRow(residual + pixel * residual_.residual_channels(), out, x1 - x0);
+        if (hard_swish_) Kernels().hard_swish_f32(out, out, int64_t{x1 - x0} * out_c_);
+      }
+    }
+    p0 += q1 - q0;
+  }
+}
+
+void DepthwiseConv2DKernel::EvalPaddedBands(KernelContext& ctx, const DepthwiseF32Job& job, const float* residual) {
+  float* scratch = AlignFloats64(ctx.scratch());
+  const int64_t pixels = int64_t{batch_} * out_h_ * out_w_;
+  const int64_t parts = split_channels_ ? slices_ : pixels;
+  const int workers = static_cast<int>(std::min<int64_t>(std::max(1, ctx.num_threads()), parts));
   if (workers <= 1) {
-    for (int t = 0; t < num_tasks; ++t) run(0, t);
+    RunPaddedPixels(job, residual, 0, pixels, 0, slices_, scratch);
     return;
   }
-  tasks_.Reset(num_tasks, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t slot = begin; slot < end; ++slot) {
-      for (int t = tasks_.Next(static_cast<int>(slot)); t >= 0; t = tasks_.Next(static_cast<int>(slot))) {
-        run(static_cast<int>(slot), t);
+    for (int64_t t = begin; t < end; ++t) {
+      float* slice = scratch + static_cast<size_t>(t) * band_slot_floats_;
+      if (split_channels_) {
+        RunPaddedPixels(job, residual, 0, pixels, static_cast<int>(slices_ * t / workers),
+                        static_cast<int>(slices_ * (t + 1) / workers), slice);
+      } else {
+        RunPaddedPixels(job, residual, pixels * t / workers, pixels * (t + 1) / workers, 0, slices_, slice);
       }
     }
   });
@@ -408,39 +468,27 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
     EvalPointwise(ctx, job);
     return Status::Ok();
   }
-  if (padded_ && channel_tiles_ > 0) {
-    EvalChannelTiles(ctx, job);
+  const float* residual = residual_.active() ? ctx.input(kResidualInput).data_as<float>() : nullptr;
+  if (padded_) {
+    EvalPaddedBands(ctx, job, residual);
     return Status::Ok();
   }
-  if (padded_) {
-    float* padded = static_cast<float*>(ctx.scratch());
-    const int64_t padded_rows = int64_t{batch_} * padded_h_;
-    const int64_t row_bytes = int64_t{padded_w_} * in_c_ * 4;
-    ctx.ParallelFor(padded_rows, std::max<int64_t>(1, (int64_t{64} << 10) / row_bytes), [&](int64_t b, int64_t e) {
-      FillPadded(job.input, in_h_, in_w_, in_c_, 0, in_c_, pad_top_, pad_left_, padded_h_, padded_w_, padded, b, e);
-    });
-    job.input = padded;
-    job.in_h = padded_h_, job.in_w = padded_w_;
-    job.pad_top = 0, job.pad_left = 0;
-    job.interior_begin = 0, job.interior_end = out_w_;
-  }
-  const float* residual = residual_.active() ? ctx.input(kResidualInput).data_as<float>() : nullptr;
   const int64_t row_work = static_cast<int64_t>(out_w_) * out_c_ * filter_h_ * filter_w_;
   const int64_t min_chunk = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, row_work));
   if (ctx.num_threads() <= 1 || rows <= min_chunk) {
     for (int r = 0; r < rows; ++r) RunRowAndFinish(job, residual, r);
     return Status::Ok();
   }
-  // Blocks of rows (about four per thread) in SlotTasks: each thread starts
-  // on its own part of the image and then helps with the others'.
-  const int64_t workers = std::min<int64_t>(ctx.num_threads(), rows / min_chunk);
-  const int block = static_cast<int>(std::max<int64_t>(1, (rows + 4 * workers - 1) / (4 * workers)));
-  tasks_.Reset((rows + block - 1) / block, static_cast<int>(workers));
+  // Runs of rows (four per thread) in SlotTasks: each thread starts on its
+  // own share of the image and then helps with the others'.
+  const int workers = static_cast<int>(std::min<int64_t>(ctx.num_threads(), rows / min_chunk));
+  const int runs = std::min(rows, 4 * workers);
+  tasks_.Reset(runs, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t slot = begin; slot < end; ++slot) {
       for (int t = tasks_.Next(static_cast<int>(slot)); t >= 0; t = tasks_.Next(static_cast<int>(slot))) {
-        const int r1 = std::min(rows, (t + 1) * block);
-        for (int r = t * block; r < r1; ++r) RunRowAndFinish(job, residual, r);
+        const int r1 = RunBegin(rows, runs, t + 1);
+        for (int r = RunBegin(rows, runs, t); r < r1; ++r) RunRowAndFinish(job, residual, r);
       }
     }
   });
@@ -499,15 +547,16 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
     RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch), held, 0, rows);
     return;
   }
-  const int task_rows = band_out_rows_;
-  const int num_tasks = CeilDiv(rows, task_rows);
+  // Runs of at most a band each, their count a multiple of the threads so
+  // that a thread's own runs are its even share of the rows.
+  const int num_tasks = std::min(rows, CeilDiv(CeilDiv(rows, band_out_rows_), workers) * workers);
   tasks_.Reset(num_tasks, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
       float* band = AlignFloats64(scratch + static_cast<size_t>(w) * band_slot_bytes());
       BandRows held;
       for (int t = tasks_.Next(static_cast<int>(w)); t >= 0; t = tasks_.Next(static_cast<int>(w))) {
-        RunPointwiseRows(job, x, pw_bias, band, held, t * task_rows, std::min(rows, (t + 1) * task_rows));
+        RunPointwiseRows(job, x, pw_bias, band, held, RunBegin(rows, num_tasks, t), RunBegin(rows, num_tasks, t + 1));
       }
     }
   });
