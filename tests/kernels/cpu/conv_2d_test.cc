@@ -153,6 +153,27 @@ TEST(Conv2DTest, PanelAndEightColumnPanelTogether) {
   }
 }
 
+// Outputs whose last panel is partial (5 of 8 columns, 10-13 of 16): that
+// panel is read and written masked in C. Several tile heights, depth blocks
+// that accumulate into the masked columns (700), threads that split rows.
+TEST(Conv2DTest, PartialLastPanel) {
+  for (int out_c : {5, 12, 28, 42, 45, 61}) {
+    for (int rows : {1, 7, 31, 49}) {
+      for (int in_c : {3, 700}) {
+        ConvCase c;
+        c.in_h = 1;
+        c.in_w = rows;
+        c.in_c = in_c;
+        c.out_c = out_c;
+        c.filter_h = c.filter_w = 1;
+        c.activation = tflite::ActivationFunctionType::RELU6;
+        c.threads = rows == 49 ? 2 : 1;
+        RunConvCase(c);
+      }
+    }
+  }
+}
+
 TEST(Conv2DTest, PointwiseStrided) {
   ConvCase c;
   c.in_h = 9;

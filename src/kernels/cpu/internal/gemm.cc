@@ -130,9 +130,15 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
         if (residual_after && last) AddResidualAndClamp(epilogue, m0, rows, n0, valid, c_block, ldc);
         continue;
       }
-      // A partial panel goes through a full-width local tile. The kernel
+      // A partial panel: C read and written masked where the ISA's layout
+      // allows, else through a full-width local tile. The kernel
       // reads the tile only when accumulating; the padding columns then
       // hold zeros and their results are dropped.
+      if (kernels.gemm_f32_panel_partial(rows, width, valid, depth, a_block, lda, panel, c_block, ldc, bias, !first,
+                                         last, kernel_min, kernel_max)) {
+        if (residual_after && last) AddResidualAndClamp(epilogue, m0, rows, n0, valid, c_block, ldc);
+        continue;
+      }
       float tile[kMaxTileRows * kGemmPanelWidth];
       for (int r0 = 0; r0 < rows; r0 += tile_rows) {
         const int tile_height = std::min(tile_rows, rows - r0);

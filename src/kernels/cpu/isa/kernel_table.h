@@ -37,6 +37,14 @@ using GemmF32PanelFn = void (*)(int rows, int width, const GemmSegments& depth, 
                                 const float* b, float* c, size_t ldc, const float* bias, bool accumulate,
                                 bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
 
+// GemmF32PanelFn for a last panel of which only the first `valid` columns
+// are C's (C holds just those; no residual): C is read and written masked.
+// False, and nothing done, where the panel's layout has more than its last
+// vector partial (the caller then goes through a full-width tile).
+using GemmF32PanelPartialFn = bool (*)(int rows, int width, int valid, const GemmSegments& depth, const float* a,
+                                       size_t lda, const float* b, float* c, size_t ldc, const float* bias,
+                                       bool accumulate, bool finalize, float lo, float hi);
+
 // GemmF32PanelFn over two adjacent full 16-column panels (width 32): the
 // second panel's weights at b + panel_stride; C, bias and residual columns
 // continue across. Only where registers hold a 12 x 32 tile (AVX-512).
@@ -216,6 +224,7 @@ struct CpuKernels {
   // a multiple of it runs without a partial tile.
   int gemm_f32_tile_rows = 6;
   GemmF32PanelFn gemm_f32_panel = nullptr;
+  GemmF32PanelPartialFn gemm_f32_panel_partial = nullptr;
   GemmF32PanelPairFn gemm_f32_panel_pair = nullptr;  // null: panels one at a time
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;

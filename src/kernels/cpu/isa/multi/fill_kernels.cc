@@ -6,6 +6,7 @@ namespace relite::cpu::RELITE_ISA_NS {
 void FillKernels(CpuKernels* k) {
   k->gemm_f32_tile_rows = kGemmF32TileRows;
   k->gemm_f32_panel = GemmF32Panel;
+  k->gemm_f32_panel_partial = GemmF32PanelPartial;
 #if defined(__AVX512F__)
   k->gemm_f32_panel_pair = GemmF32PanelPair;
 #endif

@@ -25,12 +25,16 @@ inline __attribute__((always_inline)) void RowPointers(const float* a, size_t ld
 // kPanels = 2: two adjacent 16-column panels (the second's weights
 // `panel_stride` floats after the first's), one broadcast of each row's
 // value feeding both, with C, bias and residual 16 columns apart.
-template <int kRows, typename V, int kVectors, int kPanels = 1>
+// kPartial: only the first `tail` lanes (0 < tail < lanes of V) of the last
+// vector are C's columns; C there is read and written masked, so a partial
+// last panel needs no local tile. The packed weights' padding columns are
+// zero: the lanes past `tail` compute zeros that are never stored.
+template <int kRows, typename V, int kVectors, int kPanels = 1, bool kPartial = false>
 inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, const float* a, size_t lda,
                                                      const float* b, float* c, size_t ldc, const float* bias,
                                                      bool accumulate, bool finalize, float lo, float hi,
                                                      const float* residual, size_t residual_stride,
-                                                     size_t panel_stride = 0) {
+                                                     size_t panel_stride = 0, int tail = 0) {
   constexpr int kL = static_cast<int>(sizeof(V) / sizeof(float));
   constexpr int kAll = kVectors * kPanels;
   // Vector u of a row: panel u / kVectors, part u % kVectors.
@@ -40,7 +44,10 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
-      for (int u = 0; u < kAll; ++u) acc[r][u] = Load<V>(c + r * ldc + column(u));
+      for (int u = 0; u < kAll; ++u) {
+        acc[r][u] = kPartial && u == kAll - 1 ? LoadFirst<V>(c + r * ldc + column(u), tail)
+                                              : Load<V>(c + r * ldc + column(u));
+      }
     }
   } else {
 #pragma GCC unroll 4
@@ -87,30 +94,36 @@ inline __attribute__((always_inline)) void MicroTile(const GemmSegments& depth, 
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
-    for (int u = 0; u < kAll; ++u) Store<V>(c + r * ldc + column(u), acc[r][u]);
+    for (int u = 0; u < kAll; ++u) {
+      if (kPartial && u == kAll - 1) {
+        StoreFirst<V>(c + r * ldc + column(u), acc[r][u], tail);
+      } else {
+        Store<V>(c + r * ldc + column(u), acc[r][u]);
+      }
+    }
   }
 }
 
 using TileFn = void (*)(const GemmSegments&, const float*, size_t, const float*, float*, size_t, const float*, bool,
-                        bool, float, float, const float*, size_t);
+                        bool, float, float, const float*, size_t, int);
 
-template <int kRows, typename V, int kVectors>
+template <int kRows, typename V, int kVectors, bool kPartial>
 void Tile(const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
           const float* bias, bool accumulate, bool finalize, float lo, float hi, const float* residual,
-          size_t residual_stride) {
-  MicroTile<kRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
-                                residual_stride);
+          size_t residual_stride, int tail) {
+  MicroTile<kRows, V, kVectors, 1, kPartial>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                                             residual_stride, 0, tail);
 }
 
 // Full tiles down one panel in one call: with a short K a call per tile,
 // with its eleven arguments, costs a noticeable share.
-template <typename V, int kVectors>
+template <typename V, int kVectors, bool kPartial>
 void FullTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c, size_t ldc,
                const float* bias, bool accumulate, bool finalize, float lo, float hi, const float* residual,
-               size_t residual_stride) {
+               size_t residual_stride, int tail) {
   for (int t = 0; t < tiles; ++t) {
-    MicroTile<kTileRows, V, kVectors>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
-                                      residual_stride);
+    MicroTile<kTileRows, V, kVectors, 1, kPartial>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi,
+                                                   residual, residual_stride, 0, tail);
     a += kTileRows * lda;
     c += kTileRows * ldc;
     if (residual != nullptr) residual += kTileRows * residual_stride;
@@ -118,17 +131,19 @@ void FullTiles(int tiles, const GemmSegments& depth, const float* a, size_t lda,
 }
 
 // A tile function per height, 1 to kTileRows: index h - 1.
-template <typename V, int kVectors, int... kRows>
+template <typename V, int kVectors, bool kPartial, int... kRows>
 constexpr auto MakeTiles(std::integer_sequence<int, kRows...>) {
-  return std::array<TileFn, sizeof...(kRows)>{Tile<kRows + 1, V, kVectors>...};
+  return std::array<TileFn, sizeof...(kRows)>{Tile<kRows + 1, V, kVectors, kPartial>...};
 }
 
 // 16-column panels: one 16-lane or two 8-lane vectors a row; 8-column last
 // panels: one 8-lane vector.
 using WideV = VecF;
 constexpr int kWideVectors = 16 / kLanes;
-constexpr auto kTilesWide = MakeTiles<WideV, kWideVectors>(std::make_integer_sequence<int, kTileRows>{});
-constexpr auto kTilesNarrow = MakeTiles<V8, 1>(std::make_integer_sequence<int, kTileRows>{});
+constexpr auto kTilesWide = MakeTiles<WideV, kWideVectors, false>(std::make_integer_sequence<int, kTileRows>{});
+constexpr auto kTilesNarrow = MakeTiles<V8, 1, false>(std::make_integer_sequence<int, kTileRows>{});
+constexpr auto kPartialTilesWide = MakeTiles<WideV, kWideVectors, true>(std::make_integer_sequence<int, kTileRows>{});
+constexpr auto kPartialTilesNarrow = MakeTiles<V8, 1, true>(std::make_integer_sequence<int, kTileRows>{});
 
 float HorizontalSum(VecF v) {
   float lanes[kLanes];
@@ -144,9 +159,14 @@ float HorizontalSum(VecF v) {
 
 const int kGemmF32TileRows = kTileRows;
 
-void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
-                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
-                  const float* residual, size_t residual_stride) {
+namespace {
+
+// GemmF32Panel's body; kPartial: `tail` lanes of the panel's last vector
+// are C's (see MicroTile).
+template <bool kPartial>
+void PanelTiles(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b, float* c,
+                size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
+                const float* residual, size_t residual_stride, int tail) {
   const int tiles = (rows + kTileRows - 1) / kTileRows;
   if (tiles == 0) return;
   // Full tiles in one call, then the last three tiles' rows at even
@@ -157,23 +177,46 @@ void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a
   const int full = tiles - balanced;
   if (full > 0) {
     if (width == 16) {
-      FullTiles<WideV, kWideVectors>(full, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
-                                     residual_stride);
+      FullTiles<WideV, kWideVectors, kPartial>(full, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi,
+                                               residual, residual_stride, tail);
     } else {
-      FullTiles<V8, 1>(full, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual, residual_stride);
+      FullTiles<V8, 1, kPartial>(full, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                                 residual_stride, tail);
     }
   }
   int r = full * kTileRows;
   const int left = rows - r;
   const int base = left / balanced, taller = left % balanced;
-  const auto& tiles_by_height = width == 16 ? kTilesWide : kTilesNarrow;
+  const auto& tiles_by_height = kPartial ? (width == 16 ? kPartialTilesWide : kPartialTilesNarrow)
+                                         : (width == 16 ? kTilesWide : kTilesNarrow);
   for (int t = 0; t < balanced; ++t) {
     const int h = base + (t < taller ? 1 : 0);
     const float* tile_residual = residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr;
     tiles_by_height[h - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc, ldc, bias,
-                           accumulate, finalize, lo, hi, tile_residual, residual_stride);
+                           accumulate, finalize, lo, hi, tile_residual, residual_stride, tail);
     r += h;
   }
+}
+
+}  // namespace
+
+void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                  float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
+                  const float* residual, size_t residual_stride) {
+  PanelTiles<false>(rows, width, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                    residual_stride, 0);
+}
+
+bool GemmF32PanelPartial(int rows, int width, int valid, const GemmSegments& depth, const float* a, size_t lda,
+                         const float* b, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
+                         float lo, float hi) {
+  // Only a row's last vector may be partial: a 16-column panel of two
+  // 8-lane vectors with 9..15 columns, or a panel of one vector.
+  const int lanes = width == 16 ? 16 / kWideVectors : 8;
+  const int tail = valid - (width - lanes);
+  if (tail <= 0 || tail >= lanes) return false;
+  PanelTiles<true>(rows, width, depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, nullptr, 0, tail);
+  return true;
 }
 
 #if defined(__AVX512F__)

@@ -23,6 +23,9 @@ extern const int kGemmF32TileRows;
 void GemmF32Panel(int rows, int width, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                   float* c, size_t ldc, const float* bias, bool accumulate, bool finalize, float lo, float hi,
                   const float* residual, size_t residual_stride);
+bool GemmF32PanelPartial(int rows, int width, int valid, const GemmSegments& depth, const float* a, size_t lda,
+                         const float* b, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
+                         float lo, float hi);
 #if defined(__AVX512F__)
 void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
