@@ -106,7 +106,9 @@ TEST(AveragePool2DTest, FiltersStridesPaddings) {
 }
 
 TEST(AveragePool2DTest, ChannelCounts) {
-  for (int channels : {1, 2, 7, 8, 9, 16, 33, 70}) {
+  // Under 64 channels a pixel's vectors stay in registers, the last masked
+  // unless the count is a multiple of the vector (28, 42: BlazeFace).
+  for (int channels : {1, 2, 7, 8, 9, 16, 28, 33, 42, 48, 63, 64, 70}) {
     PoolCase c;
     c.channels = channels, c.batch = 2, c.filter_h = 2, c.filter_w = 2, c.stride_h = 2, c.stride_w = 2;
     RunPoolCase(c);

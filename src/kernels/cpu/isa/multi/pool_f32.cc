@@ -3,6 +3,9 @@
 #include "src/kernels/cpu/isa/multi/variants.h"
 #include "src/kernels/cpu/isa/simd.h"
 
+#include <array>
+#include <utility>
+
 namespace relite::cpu::RELITE_ISA_NS {
 namespace {
 
@@ -118,9 +121,81 @@ inline void PoolScalars(const float* input, int64_t image_offset, int64_t in_w, 
   }
 }
 
+// Fewer channels than a tile (BlazeFace's 28 and 42): a pixel's kV
+// vectors in registers at once, the last one masked where kMasked (its
+// `tail` lanes). Vector by vector, each pixel re-walked its window once per
+// vector: 28 channels cost ~100 cycles per 2x2 window on AVX2.
+template <class Op, int kV, bool kMasked>
+void PoolRowsFewChannels(const PoolF32Job& j, int64_t begin, int64_t end) {
+  const int64_t channels = j.channels;
+  const int tail = static_cast<int>(channels - (kV - 1) * kLanes);
+  auto load = [tail](const float* p, int v) {
+    return kMasked && v == kV - 1 ? LoadFirst<VecF>(p + v * kLanes, tail) : Load<VecF>(p + v * kLanes);
+  };
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / j.out_h;
+    const int32_t oy = static_cast<int32_t>(row - b * j.out_h);
+    const int64_t image_offset = b * j.in_h * j.in_w * channels;
+    const PoolWindow wy = Clip(oy, j.stride_h, j.pad_top, j.filter_h, j.in_h);
+    for (int32_t ox = 0; ox < j.out_w; ++ox) {
+      const PoolWindow wx = Clip(ox, j.stride_w, j.pad_left, j.filter_w, j.in_w);
+      float* out = j.output + (row * j.out_w + ox) * channels;
+      VecF acc[kV];
+#pragma GCC unroll 16
+      for (int v = 0; v < kV; ++v) acc[v] = Splat<VecF>(Op::kInit);
+      for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
+        const float* src_row = j.input + image_offset + (static_cast<int64_t>(wy.origin) + ky) * j.in_w * channels;
+        for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
+          const float* src = src_row + (static_cast<int64_t>(wx.origin) + kx) * channels;
+#pragma GCC unroll 16
+          for (int v = 0; v < kV; ++v) acc[v] = Op::Combine(acc[v], load(src, v));
+        }
+      }
+      if constexpr (Op::kAverage) {
+        const int32_t count =
+            (wy.end - wy.begin > 0 ? wy.end - wy.begin : 0) * (wx.end - wx.begin > 0 ? wx.end - wx.begin : 0);
+        const VecF divisor = Splat<VecF>(count > 0 ? static_cast<float>(count) : 1.f);
+#pragma GCC unroll 16
+        for (int v = 0; v < kV; ++v) acc[v] = acc[v] / divisor;
+      }
+      if (j.clamp) {
+        const VecF lo = Splat<VecF>(j.act_min), hi = Splat<VecF>(j.act_max);
+#pragma GCC unroll 16
+        for (int v = 0; v < kV; ++v) acc[v] = Clamp(acc[v], lo, hi);
+      }
+#pragma GCC unroll 16
+      for (int v = 0; v < kV; ++v) {
+        if (kMasked && v == kV - 1) {
+          StoreFirst<VecF>(out + v * kLanes, acc[v], tail);
+        } else {
+          Store<VecF>(out + v * kLanes, acc[v]);
+        }
+      }
+    }
+  }
+}
+
+using PoolRowsFn = void (*)(const PoolF32Job&, int64_t, int64_t);
+
+// PoolRowsFewChannels by vector count (index kV - 1), full or masked last.
+template <class Op, bool kMasked, int... kIndex>
+constexpr auto FewChannelRows(std::integer_sequence<int, kIndex...>) {
+  return std::array<PoolRowsFn, sizeof...(kIndex)>{PoolRowsFewChannels<Op, kIndex + 1, kMasked>...};
+}
+
 template <class Op>
 void PoolRows(const PoolF32Job& j, int64_t begin, int64_t end) {
   const int64_t channels = j.channels;
+  constexpr int kMaxVectors = kChannelTile / kLanes;
+  // Wide windows (global pooling) keep the vector-by-vector path and its
+  // four accumulators per vector.
+  if (channels > 0 && channels < kChannelTile && j.filter_w < 8 && (kMaskedTails || channels % kLanes == 0)) {
+    static constexpr auto kFull = FewChannelRows<Op, false>(std::make_integer_sequence<int, kMaxVectors>{});
+    static constexpr auto kMaskedLast = FewChannelRows<Op, true>(std::make_integer_sequence<int, kMaxVectors>{});
+    const int vectors = static_cast<int>((channels + kLanes - 1) / kLanes);
+    (channels % kLanes == 0 ? kFull : kMaskedLast)[vectors - 1](j, begin, end);
+    return;
+  }
   for (int64_t row = begin; row < end; ++row) {
     const int64_t b = row / j.out_h;
     const int32_t oy = static_cast<int32_t>(row - b * j.out_h);
