@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -118,6 +119,27 @@ void RunConvCase(const ConvCase& c, uint32_t seed = 1) {
   }
 }
 
+// 1x1 convolutions of one image row of `rows` pixels, clamped to RELU6, for
+// every combination; 49 rows run on two threads.
+void RunPointwiseRowCases(std::initializer_list<int> out_cs, std::initializer_list<int> row_counts,
+                          std::initializer_list<int> in_cs) {
+  for (int out_c : out_cs) {
+    for (int rows : row_counts) {
+      for (int in_c : in_cs) {
+        ConvCase c;
+        c.in_h = 1;
+        c.in_w = rows;
+        c.in_c = in_c;
+        c.out_c = out_c;
+        c.filter_h = c.filter_w = 1;
+        c.activation = tflite::ActivationFunctionType::RELU6;
+        c.threads = rows == 49 ? 2 : 1;
+        RunConvCase(c);
+      }
+    }
+  }
+}
+
 TEST(Conv2DTest, Pointwise) {
   for (int in_c : {1, 3, 16, 37}) {
     for (int out_c : {1, 5, 8, 16, 24, 40}) {
@@ -136,43 +158,13 @@ TEST(Conv2DTest, Pointwise) {
 // 8-column one: tiles of several heights and an odd last row (31 rows),
 // depth blocks that accumulate, threads that split the rows, a clamp.
 TEST(Conv2DTest, PanelAndEightColumnPanelTogether) {
-  for (int out_c : {24, 40, 56, 88}) {
-    for (int rows : {1, 2, 3, 16, 31, 49}) {
-      for (int in_c : {3, 27, 700}) {
-        ConvCase c;
-        c.in_h = 1;
-        c.in_w = rows;
-        c.in_c = in_c;
-        c.out_c = out_c;
-        c.filter_h = c.filter_w = 1;
-        c.activation = tflite::ActivationFunctionType::RELU6;
-        c.threads = rows == 49 ? 2 : 1;
-        RunConvCase(c);
-      }
-    }
-  }
+  RunPointwiseRowCases({24, 40, 56, 88}, {1, 2, 3, 16, 31, 49}, {3, 27, 700});
 }
 
 // Outputs whose last panel is partial (5 of 8 columns, 10-13 of 16): that
 // panel is read and written masked in C. Several tile heights, depth blocks
 // that accumulate into the masked columns (700), threads that split rows.
-TEST(Conv2DTest, PartialLastPanel) {
-  for (int out_c : {5, 12, 28, 42, 45, 61}) {
-    for (int rows : {1, 7, 31, 49}) {
-      for (int in_c : {3, 700}) {
-        ConvCase c;
-        c.in_h = 1;
-        c.in_w = rows;
-        c.in_c = in_c;
-        c.out_c = out_c;
-        c.filter_h = c.filter_w = 1;
-        c.activation = tflite::ActivationFunctionType::RELU6;
-        c.threads = rows == 49 ? 2 : 1;
-        RunConvCase(c);
-      }
-    }
-  }
-}
+TEST(Conv2DTest, PartialLastPanel) { RunPointwiseRowCases({5, 12, 28, 42, 45, 61}, {1, 7, 31, 49}, {3, 700}); }
 
 TEST(Conv2DTest, PointwiseStrided) {
   ConvCase c;

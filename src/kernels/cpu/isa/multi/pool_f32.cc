@@ -121,6 +121,23 @@ inline void PoolScalars(const float* input, int64_t image_offset, int64_t in_w, 
   }
 }
 
+// Calls pixel(image_offset, wy, wx, out) for every output pixel of output
+// rows [begin, end) (rows of all images in order).
+template <typename PixelFn>
+inline __attribute__((always_inline)) void ForEachOutputPixel(const PoolF32Job& j, int64_t begin, int64_t end,
+                                                              PixelFn&& pixel) {
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / j.out_h;
+    const int32_t oy = static_cast<int32_t>(row - b * j.out_h);
+    const int64_t image_offset = b * j.in_h * j.in_w * j.channels;
+    const PoolWindow wy = Clip(oy, j.stride_h, j.pad_top, j.filter_h, j.in_h);
+    for (int32_t ox = 0; ox < j.out_w; ++ox) {
+      const PoolWindow wx = Clip(ox, j.stride_w, j.pad_left, j.filter_w, j.in_w);
+      pixel(image_offset, wy, wx, j.output + (row * j.out_w + ox) * j.channels);
+    }
+  }
+}
+
 // Fewer channels than a tile (BlazeFace's 28 and 42): a pixel's kV
 // vectors in registers at once, the last one masked where kMasked (its
 // `tail` lanes). Vector by vector, each pixel re-walked its window once per
@@ -132,47 +149,39 @@ void PoolRowsFewChannels(const PoolF32Job& j, int64_t begin, int64_t end) {
   auto load = [tail](const float* p, int v) {
     return kMasked && v == kV - 1 ? LoadFirst<VecF>(p + v * kLanes, tail) : Load<VecF>(p + v * kLanes);
   };
-  for (int64_t row = begin; row < end; ++row) {
-    const int64_t b = row / j.out_h;
-    const int32_t oy = static_cast<int32_t>(row - b * j.out_h);
-    const int64_t image_offset = b * j.in_h * j.in_w * channels;
-    const PoolWindow wy = Clip(oy, j.stride_h, j.pad_top, j.filter_h, j.in_h);
-    for (int32_t ox = 0; ox < j.out_w; ++ox) {
-      const PoolWindow wx = Clip(ox, j.stride_w, j.pad_left, j.filter_w, j.in_w);
-      float* out = j.output + (row * j.out_w + ox) * channels;
-      VecF acc[kV];
+  ForEachOutputPixel(j, begin, end, [&](int64_t image_offset, const PoolWindow& wy, const PoolWindow& wx, float* out) {
+    VecF acc[kV];
 #pragma GCC unroll 16
-      for (int v = 0; v < kV; ++v) acc[v] = Splat<VecF>(Op::kInit);
-      for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
-        const float* src_row = j.input + image_offset + (static_cast<int64_t>(wy.origin) + ky) * j.in_w * channels;
-        for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
-          const float* src = src_row + (static_cast<int64_t>(wx.origin) + kx) * channels;
+    for (int v = 0; v < kV; ++v) acc[v] = Splat<VecF>(Op::kInit);
+    for (int32_t ky = wy.begin; ky < wy.end; ++ky) {
+      const float* src_row = j.input + image_offset + (static_cast<int64_t>(wy.origin) + ky) * j.in_w * channels;
+      for (int32_t kx = wx.begin; kx < wx.end; ++kx) {
+        const float* src = src_row + (static_cast<int64_t>(wx.origin) + kx) * channels;
 #pragma GCC unroll 16
-          for (int v = 0; v < kV; ++v) acc[v] = Op::Combine(acc[v], load(src, v));
-        }
-      }
-      if constexpr (Op::kAverage) {
-        const int32_t count =
-            (wy.end - wy.begin > 0 ? wy.end - wy.begin : 0) * (wx.end - wx.begin > 0 ? wx.end - wx.begin : 0);
-        const VecF divisor = Splat<VecF>(count > 0 ? static_cast<float>(count) : 1.f);
-#pragma GCC unroll 16
-        for (int v = 0; v < kV; ++v) acc[v] = acc[v] / divisor;
-      }
-      if (j.clamp) {
-        const VecF lo = Splat<VecF>(j.act_min), hi = Splat<VecF>(j.act_max);
-#pragma GCC unroll 16
-        for (int v = 0; v < kV; ++v) acc[v] = Clamp(acc[v], lo, hi);
-      }
-#pragma GCC unroll 16
-      for (int v = 0; v < kV; ++v) {
-        if (kMasked && v == kV - 1) {
-          StoreFirst<VecF>(out + v * kLanes, acc[v], tail);
-        } else {
-          Store<VecF>(out + v * kLanes, acc[v]);
-        }
+        for (int v = 0; v < kV; ++v) acc[v] = Op::Combine(acc[v], load(src, v));
       }
     }
-  }
+    if constexpr (Op::kAverage) {
+      const int32_t count =
+          (wy.end - wy.begin > 0 ? wy.end - wy.begin : 0) * (wx.end - wx.begin > 0 ? wx.end - wx.begin : 0);
+      const VecF divisor = Splat<VecF>(count > 0 ? static_cast<float>(count) : 1.f);
+#pragma GCC unroll 16
+      for (int v = 0; v < kV; ++v) acc[v] = acc[v] / divisor;
+    }
+    if (j.clamp) {
+      const VecF lo = Splat<VecF>(j.act_min), hi = Splat<VecF>(j.act_max);
+#pragma GCC unroll 16
+      for (int v = 0; v < kV; ++v) acc[v] = Clamp(acc[v], lo, hi);
+    }
+#pragma GCC unroll 16
+    for (int v = 0; v < kV; ++v) {
+      if (kMasked && v == kV - 1) {
+        StoreFirst<VecF>(out + v * kLanes, acc[v], tail);
+      } else {
+        Store<VecF>(out + v * kLanes, acc[v]);
+      }
+    }
+  });
 }
 
 using PoolRowsFn = void (*)(const PoolF32Job&, int64_t, int64_t);
@@ -196,29 +205,21 @@ void PoolRows(const PoolF32Job& j, int64_t begin, int64_t end) {
     (channels % kLanes == 0 ? kFull : kMaskedLast)[vectors - 1](j, begin, end);
     return;
   }
-  for (int64_t row = begin; row < end; ++row) {
-    const int64_t b = row / j.out_h;
-    const int32_t oy = static_cast<int32_t>(row - b * j.out_h);
-    const int64_t image_offset = b * j.in_h * j.in_w * channels;
-    const PoolWindow wy = Clip(oy, j.stride_h, j.pad_top, j.filter_h, j.in_h);
-    for (int32_t ox = 0; ox < j.out_w; ++ox) {
-      const PoolWindow wx = Clip(ox, j.stride_w, j.pad_left, j.filter_w, j.in_w);
-      float* out = j.output + (row * j.out_w + ox) * channels;
-      int64_t c = 0;
-      for (; c + kChannelTile <= channels; c += kChannelTile) {
-        PoolTile<Op>(j.input, image_offset, j.in_w, channels, wy, wx, c, j, out);
-      }
-      for (; c + kLanes <= channels; c += kLanes) {
-        PoolVector<Op, false>(j.input, image_offset, j.in_w, channels, wy, wx, c, kLanes, j, out);
-      }
-      if (c == channels) continue;
-      if constexpr (kMaskedTails) {
-        PoolVector<Op, true>(j.input, image_offset, j.in_w, channels, wy, wx, c, static_cast<int>(channels - c), j, out);
-      } else {
-        PoolScalars<Op>(j.input, image_offset, j.in_w, channels, wy, wx, c, channels, j, out);
-      }
+  ForEachOutputPixel(j, begin, end, [&](int64_t image_offset, const PoolWindow& wy, const PoolWindow& wx, float* out) {
+    int64_t c = 0;
+    for (; c + kChannelTile <= channels; c += kChannelTile) {
+      PoolTile<Op>(j.input, image_offset, j.in_w, channels, wy, wx, c, j, out);
     }
-  }
+    for (; c + kLanes <= channels; c += kLanes) {
+      PoolVector<Op, false>(j.input, image_offset, j.in_w, channels, wy, wx, c, kLanes, j, out);
+    }
+    if (c == channels) return;
+    if constexpr (kMaskedTails) {
+      PoolVector<Op, true>(j.input, image_offset, j.in_w, channels, wy, wx, c, static_cast<int>(channels - c), j, out);
+    } else {
+      PoolScalars<Op>(j.input, image_offset, j.in_w, channels, wy, wx, c, channels, j, out);
+    }
+  });
 }
 
 }  // namespace
