@@ -26,8 +26,8 @@ std::string OpName(int32_t code) {
   return fmt::format("builtin {}", code);
 }
 
-tflite::Padding ToFb(Padding p) { return static_cast<tflite::Padding>(p); }
-tflite::ActivationFunctionType ToFb(Activation a) { return static_cast<tflite::ActivationFunctionType>(a); }
+tflite::Padding ToFb(writer::Padding p) { return static_cast<tflite::Padding>(p); }
+tflite::ActivationFunctionType ToFb(writer::Activation a) { return static_cast<tflite::ActivationFunctionType>(a); }
 
 // Which options struct each builtin code takes (variant index), -1 = none
 // needed (monostate or RawOptions), -2 = any (no typed struct is required).

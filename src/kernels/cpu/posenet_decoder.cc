@@ -165,7 +165,7 @@ struct Grid {
   }
 };
 
-struct Options {
+struct DecoderOptions {
   int max_detections = 0;
   float score_threshold = 0;
   int stride = 0;
@@ -179,7 +179,7 @@ struct Pose {
 
 class PosenetDecoderKernel final : public Kernel {
  public:
-  explicit PosenetDecoderKernel(const Options& o) : o_(o) {}
+  explicit PosenetDecoderKernel(const DecoderOptions& o) : o_(o) {}
 
   Status Prepare(KernelContext& ctx) override {
     if (ctx.num_inputs() == 4 || ctx.num_outputs() == 5) {
@@ -461,7 +461,7 @@ class PosenetDecoderKernel final : public Kernel {
     std::sort(order_.begin(), order_.begin() + n, [s](int a, int b) { return s[a] > s[b]; });
   }
 
-  const Options o_;
+  const DecoderOptions o_;
   int height_ = 0;
   int width_ = 0;
   std::array<InputView, 3> inputs_;
@@ -476,7 +476,7 @@ class PosenetDecoderKernel final : public Kernel {
 
 StatusOr<std::unique_ptr<Kernel>> CreatePosenetDecoder(const Node& node) {
   RELITE_ASSIGN_OR_RETURN(FlexbufferOptions flex, FlexbufferOptions::Parse(node));
-  Options o;
+  DecoderOptions o;
   RELITE_ASSIGN_OR_RETURN(o.max_detections, flex.GetInt("max_detections"));
   RELITE_ASSIGN_OR_RETURN(o.score_threshold, flex.GetFloat("score_threshold"));
   RELITE_ASSIGN_OR_RETURN(o.stride, flex.GetInt("stride"));

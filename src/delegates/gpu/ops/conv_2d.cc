@@ -307,11 +307,11 @@ struct Block {
   int lanes = 1;     // work items sharing one block's input slices
 };
 
-// The lanes are dimension 0 of a work group of (kLanes, kMaxGroupPixels, 1):
+// The lanes are dimension 0 of a work group of (kSplitLanes, kMaxGroupPixels, 1):
 // 8 is also the dimension 0 the OpenCL backend fixes on CPU devices (PoCL:
 // (8, 2, 1)), and 64 work items stay within any GPU's work-group limit, which
 // the backend would otherwise meet by shrinking the group.
-constexpr int kLanes = 8;
+constexpr int kSplitLanes = 8;
 constexpr int kMaxGroupPixels = 8;
 
 // Chosen from kernel timings on an NVIDIA H200 (mobilenet/deeplab-sized
@@ -331,8 +331,8 @@ Block ChooseBlock(const GpuShape& in, const GpuShape& out, int taps) {
   const int64_t work = static_cast<int64_t>(taps) * in.slices();
   Block b;
   if (items(1, 1) < kMinItems) {
-    if (in.slices() >= 2 * kLanes) {
-      b.lanes = kLanes;
+    if (in.slices() >= 2 * kSplitLanes) {
+      b.lanes = kSplitLanes;
       b.x = out.w >= 2 ? 2 : 1;
     }
   } else if (items(1, 1) >= 4 * kMinItems && in.slices() >= 32) {

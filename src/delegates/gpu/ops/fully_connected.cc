@@ -86,9 +86,9 @@ KERNEL void fully_connected(GLOBAL const STORAGE* src, GLOBAL const STORAGE* wei
 }
 )CL";
 
-// Work groups of (kLanes, kMaxGroupItems, 1), lanes in dimension 0: see
+// Work groups of (kRowSplitLanes, kMaxGroupItems, 1), lanes in dimension 0: see
 // conv_2d.cc for why 8 x 8.
-constexpr int kLanes = 8;
+constexpr int kRowSplitLanes = 8;
 constexpr int kMaxGroupItems = 8;
 // Below this many (row, output slice) pairs the K loop is split over lanes.
 constexpr int64_t kSplitBelowItems = 16384;
@@ -157,7 +157,7 @@ Status EmitFullyConnected(OpBuilder& b) {
   const bool flat = !p.keep_num_dims && out_h * out_w > 1;
   const int cin = si.c, taps = kh * kw, src_s = si.slices();
   const int dst_s = so.slices();
-  const bool split = rows * dst_s < kSplitBelowItems && taps * src_s >= 2 * kLanes;
+  const bool split = rows * dst_s < kSplitBelowItems && taps * src_s >= 2 * kRowSplitLanes;
   const IntegerConv exact = PlanIntegerConv(b, in, out, weights, 0, dst_s * 4);
   int w_const = -1;
   if (split) {
@@ -187,7 +187,7 @@ Status EmitFullyConnected(OpBuilder& b) {
   KernelLaunch l;
   l.entry = "fully_connected";
   l.source = kFullyConnectedSource;
-  l.defines = fmt::format("#define LANES {}\n#define MAX_GROUP_ITEMS {}\n", split ? kLanes : 1, kMaxGroupItems) + exact.Defines();
+  l.defines = fmt::format("#define LANES {}\n#define MAX_GROUP_ITEMS {}\n", split ? kRowSplitLanes : 1, kMaxGroupItems) + exact.Defines();
   const ActivationRange r = GetActivationRange(p.activation);
   l.act_min = r.min;
   l.act_max = r.max;
@@ -200,8 +200,8 @@ Status EmitFullyConnected(OpBuilder& b) {
     // The kernel's local memory holds (LANES x kMaxGroupItems) partial sums
     // and the lanes must be one work group's dimension 0: fix the local size.
     const size_t channels = static_cast<size_t>(dst_s) * 4;
-    l.global = {static_cast<size_t>(kLanes), channels, static_cast<size_t>(rows)};
-    l.local = {static_cast<size_t>(kLanes), std::min<size_t>(channels, kMaxGroupItems), 1};
+    l.global = {static_cast<size_t>(kRowSplitLanes), channels, static_cast<size_t>(rows)};
+    l.local = {static_cast<size_t>(kRowSplitLanes), std::min<size_t>(channels, kMaxGroupItems), 1};
   } else {
     l.global = {static_cast<size_t>(rows), static_cast<size_t>(dst_s), 1};
   }

@@ -1,8 +1,6 @@
-// flexbuffers.h's string-to-number helpers use a C-locale object defined in
-// libflatbuffers, which relite does not link; plain strtod/strtoll suffice
-// (options are never read from strings here). Must precede every include.
-#define FLATBUFFERS_LOCALE_INDEPENDENT 0
-
+// FLATBUFFERS_LOCALE_INDEPENDENT=0 comes from CMakeLists.txt (the layers'
+// compile definitions): flexbuffers.h's string-to-number helpers would use a
+// C-locale object defined in libflatbuffers, which relite does not link.
 #include "src/kernels/cpu/internal/flexbuffer_options.h"
 
 #include <cmath>

@@ -19,14 +19,14 @@
 
 namespace relite::cpu {
 
-struct TensorQuant {
+struct ScaleZeroPoint {
   float scale = 1.f;
   int32_t zero_point = 0;
 };
 
 // The single scale and zero point of a per-tensor quantized tensor; an
 // Unsupported error (naming the node) for per-channel or missing parameters.
-inline Status GetPerTensorQuant(const KernelContext& ctx, const Tensor& t, const char* what, TensorQuant* q) {
+inline Status GetPerTensorQuant(const KernelContext& ctx, const Tensor& t, const char* what, ScaleZeroPoint* q) {
   if (t.quant.scale.size() != 1 || t.quant.zero_point.size() > 1) {
     return ctx.Unsupported(std::string(what) + " must be quantized per tensor (one scale, one zero point), got " +
                            std::to_string(t.quant.scale.size()) + " scales");
@@ -90,7 +90,7 @@ void FillByteTable(DataType type, F&& f, ByteTable* table) {
 // saturate to the type's maximum (x86 hardware would give INT32_MIN, hence
 // the minimum, in TFLite's case) and a NaN gives the minimum.
 template <class F>
-void FillTfliteByteTable(DataType type, TensorQuant in, TensorQuant out, F&& f, ByteTable* table) {
+void FillTfliteByteTable(DataType type, ScaleZeroPoint in, ScaleZeroPoint out, F&& f, ByteTable* table) {
   const float inverse_scale = 1.0f / out.scale;
   const int32_t lo = QuantizedTypeMin(type), hi = QuantizedTypeMax(type);
   FillByteTable(
@@ -165,7 +165,7 @@ inline int16_t LookupInt16Lut(const Int16Lut& lut, int16_t value) {
 // before it runs. Eval is the table lookup, threaded in chunks.
 class ByteTableKernel final : public Kernel {
  public:
-  using Builder = Status (*)(KernelContext& ctx, DataType type, TensorQuant in, TensorQuant out, ByteTable* table);
+  using Builder = Status (*)(KernelContext& ctx, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table);
   explicit ByteTableKernel(Builder build) : build_(build) {}
 
   Status Prepare(KernelContext& ctx) override {
@@ -182,7 +182,7 @@ class ByteTableKernel final : public Kernel {
       return ctx.Error("output type " + DataTypeName(output.type) + " differs from input type " +
                        DataTypeName(input.type));
     }
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", &out_q));
     RELITE_RETURN_IF_ERROR(build_(ctx, input.type, in_q, out_q, &table_));

@@ -11,7 +11,7 @@
 namespace relite::cpu {
 
 inline Status PrepareQuantizedPool2D(KernelContext& ctx, const Pool2DParams& params, Pool2DGeometry* g,
-                                     TensorQuant* out_q) {
+                                     ScaleZeroPoint* out_q) {
   if (ctx.num_inputs() != 1 || !ctx.has_input(0)) {
     return ctx.Error("expects 1 input, got " + std::to_string(ctx.num_inputs()));
   }
@@ -28,7 +28,7 @@ inline Status PrepareQuantizedPool2D(KernelContext& ctx, const Pool2DParams& par
     return ctx.Unsupported(std::string("fused activation ") + ActivationName(params.activation) +
                            " is not supported");
   }
-  TensorQuant in_q;
+  ScaleZeroPoint in_q;
   RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
   RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", out_q));
   g->batch = input.dim(0);

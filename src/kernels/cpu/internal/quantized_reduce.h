@@ -37,7 +37,7 @@ class QuantizedReduceSumKernel final : public ReduceKernelBase {
 
   Status Prepare(KernelContext& ctx) override {
     RELITE_RETURN_IF_ERROR(ReduceKernelBase::Prepare(ctx));
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.input(0), "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.output(0), "output", &out_q));
     const int64_t n = plan().reduced_count;
@@ -149,7 +149,7 @@ class QuantizedMinMaxReduceKernel final : public ReduceKernelBase {
       return ctx.Error("output type " + DataTypeName(output.type) + " differs from input type " +
                        DataTypeName(input.type));
     }
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", &out_q));
     if (in_q.scale != out_q.scale || in_q.zero_point != out_q.zero_point) {

@@ -71,7 +71,7 @@ class QuantizedAveragePool2DKernel final : public Kernel {
   explicit QuantizedAveragePool2DKernel(const Pool2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override {
-    TensorQuant out_q;
+    ScaleZeroPoint out_q;
     RELITE_RETURN_IF_ERROR(PrepareQuantizedPool2D(ctx, params_, &geo_, &out_q));
     range_ = QuantizedActivationRange(params_.activation, ctx.output(0).type, out_q.scale, out_q.zero_point);
     return Status::Ok();

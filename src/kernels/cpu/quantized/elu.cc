@@ -12,7 +12,7 @@ namespace {
 
 float EluOf(float x) { return x < 0.0f ? std::expm1(x) : x; }
 
-Status BuildEluTable(KernelContext& ctx, DataType type, TensorQuant in, TensorQuant out, ByteTable* table) {
+Status BuildEluTable(KernelContext& ctx, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table) {
   if (type != DataType::kInt8) {
     return ctx.Unsupported("quantized " + DataTypeName(type) + " input is not supported (int8)");
   }

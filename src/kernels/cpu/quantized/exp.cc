@@ -11,7 +11,7 @@
 namespace relite::cpu {
 namespace {
 
-Status BuildExpTable(KernelContext& ctx, DataType type, TensorQuant in, TensorQuant out, ByteTable* table) {
+Status BuildExpTable(KernelContext& ctx, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table) {
   if (type != DataType::kInt8) {
     return ctx.Unsupported("quantized " + DataTypeName(type) + " input is not supported (int8)");
   }

@@ -26,7 +26,7 @@ float GeluTanh(float x) {
 }
 
 template <bool kApproximate>
-Status BuildGeluTable(KernelContext& ctx, DataType type, TensorQuant in, TensorQuant out, ByteTable* table) {
+Status BuildGeluTable(KernelContext& ctx, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table) {
   if (type != DataType::kInt8 && type != DataType::kUInt8) {
     return ctx.Unsupported("quantized " + DataTypeName(type) + " input is not supported (int8, uint8)");
   }

@@ -53,7 +53,7 @@ int16_t DownScaleMultiplier(int32_t m) {
   return static_cast<int16_t>((m + kRound) >> 16);
 }
 
-Status BuildHardSwishTable(KernelContext& ctx, DataType type, TensorQuant in, TensorQuant out, ByteTable* table) {
+Status BuildHardSwishTable(KernelContext& ctx, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table) {
   const float hires_input_scale = (1.0f / 128.0f) * in.scale;
   const float reluish_scale = 3.0f / 32768.0f;
   const float output_multiplier = hires_input_scale / out.scale;

@@ -32,7 +32,7 @@ class QuantizedLogSoftmaxKernel final : public Kernel {
     }
     RELITE_RETURN_IF_ERROR(CheckOutputType(ctx, 0, input.type));
     if (input.rank() < 1) return ctx.Error("input must have rank >= 1, got a scalar");
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.output(0), "output", &out_q));
     const int32_t want_zp = QuantizedTypeMax(input.type);

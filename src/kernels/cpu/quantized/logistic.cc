@@ -16,7 +16,7 @@
 namespace relite::cpu {
 namespace {
 
-Status BuildLogisticTable(KernelContext&, DataType type, TensorQuant in, TensorQuant out, ByteTable* table) {
+Status BuildLogisticTable(KernelContext&, DataType type, ScaleZeroPoint in, ScaleZeroPoint out, ByteTable* table) {
   const float inv_out_scale = 1.0f / out.scale;
   const auto lo = static_cast<float>(QuantizedTypeMin(type)), hi = static_cast<float>(QuantizedTypeMax(type));
   FillByteTable(

@@ -61,7 +61,7 @@ class QuantizedMaxPool2DKernel final : public Kernel {
   explicit QuantizedMaxPool2DKernel(const Pool2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override {
-    TensorQuant out_q;
+    ScaleZeroPoint out_q;
     RELITE_RETURN_IF_ERROR(PrepareQuantizedPool2D(ctx, params_, &geo_, &out_q));
     const DataType type = ctx.output(0).type;
     range_ = type == DataType::kInt16 ? QuantizedActivationRange(params_.activation, type, out_q.scale, out_q.zero_point)

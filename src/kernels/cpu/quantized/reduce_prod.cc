@@ -56,7 +56,7 @@ class QuantizedReduceProdKernel final : public ReduceKernelBase {
     }
     plain_ = input.quant.scale.empty();
     if (plain_) return Status::Ok();
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, ctx.output(0), "output", &out_q));
     if (input.type == DataType::kInt16 && (in_q.zero_point != 0 || out_q.zero_point != 0)) {

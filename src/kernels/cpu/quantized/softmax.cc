@@ -105,7 +105,7 @@ class QuantizedSoftmaxKernel final : public Kernel {
       return ctx.Error("output must be " + DataTypeName(input.type) + " or int16, got " + DataTypeName(output.type));
     }
     if (input.rank() < 1) return ctx.Error("input must have rank >= 1, got a scalar");
-    TensorQuant in_q, out_q;
+    ScaleZeroPoint in_q, out_q;
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, input, "input", &in_q));
     RELITE_RETURN_IF_ERROR(GetPerTensorQuant(ctx, output, "output", &out_q));
     // TFLite's fixed output quantization.
