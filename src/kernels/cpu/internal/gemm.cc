@@ -106,6 +106,15 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
       // Two full panels at once where the ISA has the registers for it
       // (n_end <= n, so the second is 16 wide too), their residual, if any,
       // added inside: it must cover both.
+      // Four full panels at once likewise (AVX-512), then pairs.
+      if (kernels.gemm_f32_panel_quad != nullptr && n0 + 4 * kGemmPanelWidth <= n_end &&
+          (!residual || n0 + 4 * kGemmPanelWidth <= epilogue.residual_columns)) {
+        kernels.gemm_f32_panel_quad(rows, depth, a_block, lda, panel, static_cast<size_t>(kGemmPanelWidth) * k, c_block,
+                                    ldc, bias, !first, last, epilogue.min, epilogue.max, block_residual,
+                                    epilogue.residual_stride);
+        n0 += 3 * kGemmPanelWidth;
+        continue;
+      }
       if (kernels.gemm_f32_panel_pair != nullptr && n0 + 2 * kGemmPanelWidth <= n_end &&
           (!residual || n0 + 2 * kGemmPanelWidth <= epilogue.residual_columns)) {
         kernels.gemm_f32_panel_pair(rows, depth, a_block, lda, panel, static_cast<size_t>(kGemmPanelWidth) * k, c_block,

@@ -126,7 +126,10 @@ TEST(IsaVariantsTest, ReportsWhichLevelsThisHostRuns) {
 TEST(IsaVariantsTest, Conv2DFloat) {
   struct Case { int h, w, cin, cout, k, stride; };
   for (const Case c : {Case{9, 11, 3, 8, 3, 1}, Case{9, 11, 8, 13, 3, 2}, Case{12, 12, 20, 40, 1, 1},
-                       Case{7, 13, 16, 16, 3, 1}, Case{15, 15, 24, 36, 3, 1}, Case{5, 5, 300, 24, 1, 1}}) {
+                       Case{7, 13, 16, 16, 3, 1}, Case{15, 15, 24, 36, 3, 1}, Case{5, 5, 300, 24, 1, 1},
+                       // Four-panel tiles (AVX-512): 49 and 81 rows (6-row tiles and a rest of 1 or
+                       // 3), 96 = 64 + 32 and 136 = 2 x 64 + 8 columns, K = 300 in two depth passes.
+                       Case{7, 7, 40, 96, 1, 1}, Case{9, 9, 24, 136, 1, 1}, Case{6, 7, 300, 72, 1, 1}}) {
     const std::string what = "conv " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.cin) +
                              " -> " + std::to_string(c.cout) + " k" + std::to_string(c.k) + " s" +
                              std::to_string(c.stride);

