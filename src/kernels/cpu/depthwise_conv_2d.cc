@@ -116,33 +116,35 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   int pad_top_ = 0, pad_left_ = 0;
   // Output columns whose window lies inside the input horizontally.
   int interior_begin_ = 0, interior_end_ = 0;
-  // Small maps under 5x5 windows (14x14 or 7x7: half to four fifths of the
-  // pixels touch the border) run on a zero-padded copy of the input, so
-  // every pixel takes the 5x5 interior kernel instead of the one-pixel
-  // border path.
+  // 5x5 windows (multiplier 1, no dilation, strides 1 or 2) run on
+  // channel planes (src/kernels/cpu/isa/multi/depthwise_plane_f32.cc): a
+  // vector's worth of channels of a band of input rows copied with its
+  // zero padding into scratch, one vector a pixel, and swept there. Every
+  // pixel then takes the 5x5 interior kernel, border or not (on a 14x14 or
+  // 7x7 map half to four fifths of the pixels touch the border), and the
+  // window's 25 loads come from one L1-resident plane instead of 25 cache
+  // lines C floats apart.
   bool padded_ = false;
-  int padded_h_ = 0, padded_w_ = 0;
-  // Padded maps: each thread takes its even share of the output pixels, in
-  // order (the rows the same thread of the kernel before wrote, and those
-  // of the kernel after reads: a row handed between cores costs about four
-  // times an L2 read on the hosts measured), and computes them a slice of
-  // channels at a time, the slice's input rows (the window's halo
-  // included) padded into its scratch. On one thread that is the whole
-  // image in slices: a slice's input and weights stay in L1/L2. Where the
-  // windows of a share reach most of the map, the threads split the
-  // slices instead (see PlanPaddedBands).
+  int padded_w_ = 0;       // plane columns: the padding on both sides included
+  int plane_lanes_ = 0;    // channels a plane holds (the ISA's vector)
+  int planes_ = 0;         // CeilDiv(in_c_, plane_lanes_)
+  int chunk_out_rows_ = 0; // output rows a plane is filled for at once
+  // Each thread takes its even share of the output pixels, in order (the
+  // rows the same thread of the kernel before wrote, and those of the
+  // kernel after reads: a row handed between cores costs about four times
+  // an L2 read on the hosts measured), plane after plane. Where the windows
+  // of a share reach most of the map, the threads split the planes instead
+  // (see PlanPaddedBands).
   void PlanPaddedBands(KernelContext& ctx);
   void EvalPaddedBands(KernelContext& ctx, const DepthwiseF32Job& job, const float* residual);
-  // Output pixels [p0, p1) (of batch * out_h * out_w, in order), channel
-  // slices [s0, s1), on the padded path. A thread's share is an even share
-  // of the pixels, not of the rows, as the GEMMs before and after split
-  // them (a 14x14 map's 98 + 98 pixels, not 7 + 7 rows of uneven tasks).
-  void RunPaddedPixels(const DepthwiseF32Job& job, const float* residual, int64_t p0, int64_t p1, int s0, int s1,
-                       float* slice) const;
-  static constexpr int kSliceVector = 16;  // slices are whole multiples of this many channels
-  int slices_ = 1;                         // channel slices of a padded map
-  bool split_channels_ = false;            // threads take slices, not pixels
-  size_t band_slot_floats_ = 0;            // one thread's padded rows of one slice
+  // Output pixels [p0, p1) (of batch * out_h * out_w, in order), planes
+  // [plane0, plane1). A thread's share is an even share of the pixels, not
+  // of the rows, as the GEMMs before and after split them (a 14x14 map's
+  // 98 + 98 pixels, not 7 + 7 rows of uneven tasks).
+  void RunPaddedPixels(const DepthwiseF32Job& job, const float* residual, int64_t p0, int64_t p1, int plane0,
+                       int plane1, float* scratch) const;
+  bool split_channels_ = false;  // threads take planes, not pixels
+  size_t band_slot_floats_ = 0;  // one thread's plane rows
   std::vector<float> zero_bias_;
   SlotTasks tasks_;  // reset by every Eval
 };
@@ -227,22 +229,28 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   interior_end_ = columns.end;
 
   padded_ = false;
-  const bool interior_5x5 = multiplier_ == 1 && params_.dilation_h == 1 && params_.dilation_w == 1 &&
-                            filter_h_ == 5 && filter_w_ == 5;
-  if (interior_5x5) {
-    const int sh = params_.stride_h;
-    const InteriorRange rows = InteriorOutputs(pad_top_, in_h_, filter_h_, 1, sh, out_h_);
-    const int64_t interior = int64_t{rows.end - rows.begin} * (interior_end_ - interior_begin_);
-    const int64_t pixels = int64_t{out_h_} * out_w_;
-    padded_h_ = std::max(in_h_ + pad_top_, (out_h_ - 1) * sh + filter_h_);
+  const int sh = params_.stride_h;
+  const bool planes_fit = multiplier_ == 1 && params_.dilation_h == 1 && params_.dilation_w == 1 &&
+                          filter_h_ == 5 && filter_w_ == 5 && sh == sw && (sh == 1 || sh == 2);
+  if (planes_fit && !pointwise_) {
     padded_w_ = std::max(in_w_ + pad_left_, (out_w_ - 1) * sw + filter_w_);
-    const size_t padded_bytes = size_t{4} * batch_ * padded_h_ * padded_w_ * in_c_;
-    // Measured (relite_kernel_bench, 1 thread, Zen 5): 14x14x384 (49% of
-    // the pixels on the border) 69 -> 47 us, 7x7x672 (82%) 44 -> 21 us;
-    // 28x28x144 (27%) got slower, 53 -> 72 us, the copy costing more than
-    // the border. 3x3 windows gained nothing. The size bound keeps large
-    // maps, whose border share is small anyway, off it.
-    padded_ = !pointwise_ && 5 * (pixels - interior) >= 2 * pixels && padded_bytes <= (size_t{4} << 20);
+    // With stride 2 the copy is a quarter of the pixels' work, not one
+    // twenty-fifth: worth it only where the border path would take a large
+    // share of the pixels (14x14 -> 7x7). relite_kernel_bench and
+    // pose_landmark_lite's nodes, 1 thread, Zen 4, old path -> planes:
+    // 14x14x384 5x5 75 -> 51 us, 7x7x672 42 -> 24, 28x28x144 100 -> 75,
+    // 32x32x144 118 -> 102, but 68x68x96 stride 2 (VALID) 81 -> 138 and
+    // 20x20x336 stride 2 (VALID) 22 -> 31.
+    bool worth = sh == 1;
+    if (sh == 2) {
+      const InteriorRange rows = InteriorOutputs(pad_top_, in_h_, filter_h_, 1, sh, out_h_);
+      const int64_t interior = int64_t{rows.end - rows.begin} * (interior_end_ - interior_begin_);
+      const int64_t pixels = int64_t{out_h_} * out_w_;
+      worth = 5 * (pixels - interior) >= 2 * pixels;
+    }
+    // A plane row of a very wide map would not leave room in L1 for the
+    // window's five rows.
+    padded_ = worth && int64_t{padded_w_} * 64 <= 16 * 1024;
     if (padded_) PlanPaddedBands(ctx);
   }
   if (pointwise_) PlanPointwiseBands(ctx);
@@ -277,36 +285,6 @@ Status DepthwiseConv2DKernel::PreparePointwise(KernelContext& ctx) {
   return Status::Ok();
 }
 
-// Channels [c0, c0 + c) of the input (in_c channels a pixel) with their
-// padding written out as zeros, c channels a pixel: rows [begin, end) of
-// the padded batch.
-void FillPadded(const float* input, int in_h, int in_w, int in_c, int c0, int c, int pad_top, int pad_left,
-                int padded_h, int padded_w, float* padded, int64_t begin, int64_t end) {
-  const size_t row_floats = static_cast<size_t>(padded_w) * c;
-  const size_t left = static_cast<size_t>(pad_left) * c;
-  const size_t inside = static_cast<size_t>(in_w) * c;
-  const size_t in_row = static_cast<size_t>(in_w) * in_c;
-  for (int64_t r = begin; r < end; ++r) {
-    const int64_t b = r / padded_h;
-    const int y = static_cast<int>(r % padded_h) - pad_top;
-    float* out = padded + static_cast<size_t>(r) * row_floats;
-    if (y < 0 || y >= in_h) {
-      std::fill(out, out + row_floats, 0.f);
-      continue;
-    }
-    std::fill(out, out + left, 0.f);
-    const float* in = input + (static_cast<size_t>(b) * in_h + y) * in_row + c0;
-    if (c == in_c) {
-      std::copy_n(in, inside, out + left);
-    } else {
-      for (int x = 0; x < in_w; ++x) {
-        std::copy_n(in + static_cast<size_t>(x) * in_c, c, out + left + static_cast<size_t>(x) * c);
-      }
-    }
-    std::fill(out + left + inside, out + row_floats, 0.f);
-  }
-}
-
 // Output rows [0, rows) in `parts` runs of nearly equal length, in order:
 // run i is [rows * i / parts, rows * (i + 1) / parts). With parts a
 // multiple of the threads, SlotTasks gives thread t the rows
@@ -316,72 +294,74 @@ int RunBegin(int rows, int parts, int i) { return static_cast<int>(int64_t{rows}
 
 void DepthwiseConv2DKernel::PlanPaddedBands(KernelContext& ctx) {
   const int threads = std::max(1, ctx.num_threads());
-  const int vectors = CeilDiv(in_c_, kSliceVector);
+  const int sh = params_.stride_h;
+  plane_lanes_ = Kernels().depthwise_plane_lanes;
+  planes_ = CeilDiv(in_c_, plane_lanes_);
   // A thread's pixels within one image span at most this many output rows
   // (a share that starts and ends inside a row spans one more), and their
-  // windows this many padded input rows.
+  // windows this many input rows.
   const int64_t pixels = int64_t{batch_} * out_h_ * out_w_;
   const int64_t share = (pixels + threads - 1) / threads;
   const int band_rows = static_cast<int>(std::min<int64_t>(out_h_, share / std::max(1, out_w_) + 2));
-  const int band_in_rows = std::min(padded_h_, (band_rows - 1) * params_.stride_h + filter_h_);
+  const int padded_h = (out_h_ - 1) * sh + filter_h_;
+  const int band_in_rows = std::min(padded_h, (band_rows - 1) * sh + filter_h_);
   // Where a share's windows reach most of the map (7x7 under 5x5 windows:
   // each of two threads reads six of the seven rows), splitting the
   // channels moves less between cores: each thread reads and writes half.
   // Not with a fused ADD or HARD_SWISH, which finish whole pixels.
-  split_channels_ = threads > 1 && !residual_.active() && !hard_swish_ && 5 * band_in_rows > 4 * padded_h_;
-  // Slices of about 64 channels in whole 16-channel vectors; when split
-  // between threads, as many for each.
-  const int slices = CeilDiv(in_c_, 64);
-  slices_ = std::clamp(split_channels_ ? CeilDiv(slices, threads) * threads : slices, 1, vectors);
-  const int widest = CeilDiv(vectors, slices_) * kSliceVector;
-  const int rows = split_channels_ ? padded_h_ : std::max(band_in_rows, 1);
-  band_slot_floats_ = static_cast<size_t>(rows) * padded_w_ * widest + 16;
-  ctx.RequestScratch(static_cast<size_t>(threads) * band_slot_floats_ * sizeof(float));
+  split_channels_ = threads > 1 && planes_ >= threads && !residual_.active() && !hard_swish_ &&
+                    5 * band_in_rows > 4 * padded_h;
+  // A plane is filled for a chunk of output rows at a time, about 20 KiB of
+  // plane rows, so that it is swept while still in L1; at least four output
+  // rows, so that the window's halo rows are not copied again and again.
+  const size_t plane_row_bytes = static_cast<size_t>(padded_w_) * plane_lanes_ * sizeof(float);
+  const int fit_rows = static_cast<int>((20 * 1024) / plane_row_bytes);
+  chunk_out_rows_ = std::clamp((fit_rows - filter_h_) / sh + 1, std::min(4, out_h_), out_h_);
+  const int chunk_in_rows = (chunk_out_rows_ - 1) * sh + filter_h_;
+  // Whole cache lines a slot, so every thread's plane is 64-byte aligned.
+  band_slot_floats_ = (static_cast<size_t>(chunk_in_rows) * padded_w_ * plane_lanes_ + 15) / 16 * 16;
+  ctx.RequestScratch((static_cast<size_t>(threads) * band_slot_floats_ + 16) * sizeof(float));  // + alignment
 }
 
 void DepthwiseConv2DKernel::RunPaddedPixels(const DepthwiseF32Job& job, const float* residual, int64_t p0, int64_t p1,
-                                            int s0, int s1, float* slice) const {
-  const int vectors = CeilDiv(in_c_, kSliceVector);
-  const int sh = params_.stride_h, sw = params_.stride_w;
+                                            int plane0, int plane1, float* scratch) const {
+  const int sh = params_.stride_h;
   const int64_t image_pixels = int64_t{out_h_} * out_w_;
+  const DepthwiseF32PlaneFn sweep = Kernels().depthwise_f32_plane;
+  DepthwisePlaneJob plane;
+  plane.in_h = in_h_, plane.in_w = in_w_;
+  plane.in_pixel = static_cast<size_t>(in_c_);
+  plane.plane = scratch;
+  plane.plane_w = padded_w_;
+  plane.pad_left = pad_left_;
+  plane.stride = sh;
+  plane.filter_tap = static_cast<size_t>(out_c_);
+  plane.out_pixel = static_cast<size_t>(out_c_);
+  plane.out_w = out_w_;
+  plane.act_min = job.act_min, plane.act_max = job.act_max;
   while (p0 < p1) {
     // Pixels [q0, q1) of image b, output rows [oy0, oy1).
     const int b = static_cast<int>(p0 / image_pixels);
     const int q0 = static_cast<int>(p0 - b * image_pixels);
     const int q1 = static_cast<int>(std::min(p1 - b * image_pixels, image_pixels));
     const int oy0 = q0 / out_w_, oy1 = (q1 - 1) / out_w_ + 1;
-    // Padded rows [lo, hi) hold their windows.
-    const int lo = oy0 * sh;
-    const int hi = std::min(padded_h_, (oy1 - 1) * sh + filter_h_);
-    const size_t band_row = static_cast<size_t>(padded_w_);
     const float* image = job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
     float* out_image = job.output + static_cast<size_t>(b) * image_pixels * out_c_;
-    for (int i = s0; i < s1; ++i) {
-      const int c0 = std::min(in_c_, vectors * i / slices_ * kSliceVector);
-      const int c1 = std::min(in_c_, vectors * (i + 1) / slices_ * kSliceVector);
-      const int c = c1 - c0;
-      if (c <= 0) continue;
-      // The padding is rewritten on every run: the scratch is shared with other nodes.
-      FillPadded(image, in_h_, in_w_, in_c_, c0, c, pad_top_ - lo, pad_left_, hi - lo, padded_w_, slice, 0, hi - lo);
-      DepthwiseF32Job part = job;
-      part.filter = job.filter + c0;
-      part.bias = job.bias + c0;
-      part.in_h = filter_h_, part.in_w = padded_w_;
-      part.in_c = c, part.out_c = c;
-      part.in_pixel = c;
-      part.out_h = 1;
-      part.pad_top = 0, part.pad_left = 0;
-      part.interior_begin = 0;
-      // Each output row's columns [x0, x1) as a one-row image of its own,
-      // starting at its first window.
-      for (int oy = oy0; oy < oy1; ++oy) {
-        const int x0 = oy == oy0 ? q0 - oy * out_w_ : 0;
-        const int x1 = oy == oy1 - 1 ? q1 - oy * out_w_ : out_w_;
-        part.input = slice + (static_cast<size_t>(oy - oy0) * sh * band_row + static_cast<size_t>(x0) * sw) * c;
-        part.output = out_image + (static_cast<size_t>(oy) * out_w_ + x0) * out_c_ + c0;
-        part.out_w = x1 - x0;
-        part.interior_end = x1 - x0;
-        Kernels().depthwise_f32_row(part, 0);
+    for (int i = plane0; i < plane1; ++i) {
+      const int c = i * plane_lanes_;
+      plane.input = image + c;
+      plane.lanes = std::min(plane_lanes_, in_c_ - c);
+      plane.filter = job.filter + c;
+      plane.bias = job.bias + c;
+      plane.output = out_image + c;
+      for (int ya = oy0; ya < oy1; ya += chunk_out_rows_) {
+        const int yb = std::min(oy1, ya + chunk_out_rows_);
+        plane.first_out_row = ya;
+        plane.image_row0 = ya * sh - pad_top_;
+        plane.plane_h = (yb - 1 - ya) * sh + filter_h_;
+        plane.pixel_begin = std::max<int64_t>(q0, int64_t{ya} * out_w_);
+        plane.pixel_end = std::min<int64_t>(q1, int64_t{yb} * out_w_);
+        sweep(plane);
       }
     }
     if (residual != nullptr || hard_swish_) {
@@ -401,20 +381,20 @@ void DepthwiseConv2DKernel::RunPaddedPixels(const DepthwiseF32Job& job, const fl
 void DepthwiseConv2DKernel::EvalPaddedBands(KernelContext& ctx, const DepthwiseF32Job& job, const float* residual) {
   float* scratch = AlignFloats64(ctx.scratch());
   const int64_t pixels = int64_t{batch_} * out_h_ * out_w_;
-  const int64_t parts = split_channels_ ? slices_ : pixels;
+  const int64_t parts = split_channels_ ? planes_ : pixels;
   const int workers = static_cast<int>(std::min<int64_t>(std::max(1, ctx.num_threads()), parts));
   if (workers <= 1) {
-    RunPaddedPixels(job, residual, 0, pixels, 0, slices_, scratch);
+    RunPaddedPixels(job, residual, 0, pixels, 0, planes_, scratch);
     return;
   }
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      float* slice = scratch + static_cast<size_t>(t) * band_slot_floats_;
+      float* slot = scratch + static_cast<size_t>(t) * band_slot_floats_;
       if (split_channels_) {
-        RunPaddedPixels(job, residual, 0, pixels, static_cast<int>(slices_ * t / workers),
-                        static_cast<int>(slices_ * (t + 1) / workers), slice);
+        RunPaddedPixels(job, residual, 0, pixels, static_cast<int>(planes_ * t / workers),
+                        static_cast<int>(planes_ * (t + 1) / workers), slot);
       } else {
-        RunPaddedPixels(job, residual, pixels * t / workers, pixels * (t + 1) / workers, 0, slices_, slice);
+        RunPaddedPixels(job, residual, pixels * t / workers, pixels * (t + 1) / workers, 0, planes_, slot);
       }
     }
   });

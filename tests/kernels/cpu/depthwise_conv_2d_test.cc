@@ -136,12 +136,13 @@ TEST(DepthwiseConv2DTest, FastPathsAndChannelTails) {
   }
 }
 
-TEST(DepthwiseConv2DTest, SmallMapsOnAZeroPaddedCopy) {
-  // 5x5 windows on maps where two fifths or more of the pixels touch the
-  // border run on padded copies of slices of channels: batches, threads
-  // (slices per thread, 3 threads for uneven ones), uneven SAME padding (even
-  // sizes under stride 2), a map smaller than the window, channel counts
-  // with a tail (40, 260) and more slices than threads (272).
+TEST(DepthwiseConv2DTest, FiveByFiveOnChannelPlanes) {
+  // 5x5 windows (stride 1, and stride 2 where two fifths or more of the
+  // pixels touch the border) run on zero-padded planes of a vector's worth
+  // of channels: batches, threads (pixel shares, and planes per thread with
+  // 3 threads for uneven ones), uneven SAME padding (even sizes under
+  // stride 2), a map smaller than the window, channel counts with a masked
+  // last plane (40, 260) and more planes than threads (272).
   for (int size : {3, 7, 14}) {
     for (int stride : {1, 2}) {
       for (int channels : {40, 272, 260}) {
@@ -160,11 +161,22 @@ TEST(DepthwiseConv2DTest, SmallMapsOnAZeroPaddedCopy) {
       }
     }
   }
-  // Larger maps, not copied, with the weights in registers.
+  // A map wide enough that a plane is filled a few output rows at a time.
   DwCase c;
+  c.in_h = 13;
+  c.in_w = 70;
+  c.in_c = 24;
+  c.filter_h = c.filter_w = 5;
+  for (int threads : {1, 2}) {
+    c.threads = threads;
+    RunDwCase(c);
+  }
+  // A larger map under stride 2 (few border pixels): not copied, the
+  // weights in registers.
   c.in_h = c.in_w = 28;
   c.in_c = 260;
-  c.filter_h = c.filter_w = 5;
+  c.stride_h = c.stride_w = 2;
+  c.threads = 1;
   RunDwCase(c);
 }
 

@@ -88,6 +88,33 @@ struct DepthwiseF32Job {
 // Row `row` (batch * out_h + oy) of the output.
 using DepthwiseF32RowFn = void (*)(const DepthwiseF32Job& job, int row);
 
+// A float DEPTHWISE_CONV_2D with 5x5 windows (multiplier 1, no dilation,
+// equal strides of 1 or 2) on one plane of channels: the kernel copies the
+// plane's input rows with their zero padding into `plane`
+// (CpuKernels::depthwise_plane_lanes floats a pixel), then computes output
+// pixels [pixel_begin, pixel_end) of the image (oy * out_w + ox).
+struct DepthwisePlaneJob {
+  const float* input = nullptr;  // the image's first pixel, at the plane's first channel
+  int in_h = 0, in_w = 0;
+  size_t in_pixel = 0;  // floats from one input pixel to the next
+  int lanes = 0;        // channels in the plane, 1 to depthwise_plane_lanes
+  // Scratch of plane_h * plane_w pixels, 64-byte aligned. Plane row r is
+  // image row image_row0 + r; plane column x is image column x - pad_left.
+  float* plane = nullptr;
+  int plane_h = 0, plane_w = 0, image_row0 = 0, pad_left = 0;
+  int stride = 1;
+  int first_out_row = 0;  // the output row whose window starts at plane row 0
+  const float* filter = nullptr;  // tap t's channels at filter + t * filter_tap
+  size_t filter_tap = 0;
+  const float* bias = nullptr;
+  float* output = nullptr;  // pixel q's channels at output + q * out_pixel
+  size_t out_pixel = 0;
+  int out_w = 0;
+  int64_t pixel_begin = 0, pixel_end = 0;
+  float act_min = 0, act_max = 0;
+};
+using DepthwiseF32PlaneFn = void (*)(const DepthwisePlaneJob& job);
+
 // A QGemmWeights (src/kernels/cpu/internal/qgemm.h) as the 8-bit GEMM reads
 // it: see there for the layout.
 struct QGemmPanels {
@@ -233,6 +260,8 @@ struct CpuKernels {
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;
+  DepthwiseF32PlaneFn depthwise_f32_plane = nullptr;
+  int depthwise_plane_lanes = 0;  // channels a plane holds: the ISA's widest float vector
   PoolF32RowsFn max_pool_f32_rows = nullptr, average_pool_f32_rows = nullptr;
   XnnAddU8Fn xnn_add_u8 = nullptr;
   XnnAddS8Fn xnn_add_s8 = nullptr;

@@ -151,7 +151,11 @@ TEST(IsaVariantsTest, DepthwiseFloat) {
   struct Case { int h, w, c, mult, k, stride, dilation; };
   for (const Case c : {Case{10, 12, 8, 1, 3, 1, 1}, Case{10, 12, 13, 1, 3, 1, 1}, Case{9, 9, 28, 1, 3, 2, 1},
                        Case{8, 20, 80, 1, 3, 1, 1}, Case{11, 11, 40, 1, 5, 1, 1}, Case{11, 11, 21, 1, 5, 2, 1},
-                       Case{9, 9, 6, 2, 3, 1, 1}, Case{12, 12, 36, 1, 3, 1, 2}, Case{9, 9, 70, 1, 7, 1, 1}}) {
+                       Case{9, 9, 6, 2, 3, 1, 1}, Case{12, 12, 36, 1, 3, 1, 2}, Case{9, 9, 70, 1, 7, 1, 1},
+                       // 5x5 channel planes: a masked last plane, planes split between two
+                       // threads (7x7), stride 2 (14x14 -> 7x7), and a map wide enough that a
+                       // plane is filled four output rows at a time.
+                       Case{7, 7, 40, 1, 5, 1, 1}, Case{14, 14, 36, 1, 5, 2, 1}, Case{13, 70, 24, 1, 5, 1, 1}}) {
     const std::string what = "depthwise " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.c) +
                              " m" + std::to_string(c.mult) + " k" + std::to_string(c.k) + " s" +
                              std::to_string(c.stride) + " d" + std::to_string(c.dilation);

@@ -14,6 +14,8 @@ void FillKernels(CpuKernels* k) {
   k->gemv_f32 = GemvF32;
   k->add_residual_clamp_f32 = AddResidualClampF32;
   k->depthwise_f32_row = DepthwiseF32Row;
+  k->depthwise_f32_plane = DepthwiseF32Plane;
+  k->depthwise_plane_lanes = kDepthwisePlaneLanes;
   FillVmathKernels(k);
   FillPoolKernels(k);
   FillXnnAddKernels(k);

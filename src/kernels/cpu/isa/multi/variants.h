@@ -39,6 +39,8 @@ void GemvF32(int k, const float* w, size_t row_stride, const float* x, const flo
 void AddResidualClampF32(int rows, int cols, int residual_cols, const float* r, size_t r_stride, float lo, float hi,
                          float* c, size_t ldc);
 void DepthwiseF32Row(const DepthwiseF32Job& job, int row);
+void DepthwiseF32Plane(const DepthwisePlaneJob& job);
+extern const int kDepthwisePlaneLanes;
 
 void FillVmathKernels(CpuKernels* k);
 void FillPoolKernels(CpuKernels* k);
