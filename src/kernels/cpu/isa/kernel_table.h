@@ -52,9 +52,6 @@ using GemmF32PanelPairFn = void (*)(int rows, const GemmSegments& depth, const f
                                     size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
                                     bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
 
-// The same over four adjacent full panels (width 64), 6 rows a tile
-// (AVX-512): fewer broadcasts per multiply-add than the pair.
-
 // Rows of C (row stride ldc, `cols` columns): c = clamp(c + r) in columns
 // [0, residual_cols), clamp(c) in the rest; row i of r at r + i * r_stride.
 using AddResidualClampF32Fn = void (*)(int rows, int cols, int residual_cols, const float* r, size_t r_stride,
@@ -256,7 +253,9 @@ struct CpuKernels {
   GemmF32PanelFn gemm_f32_panel = nullptr;
   GemmF32PanelPartialFn gemm_f32_panel_partial = nullptr;
   GemmF32PanelPairFn gemm_f32_panel_pair = nullptr;  // null: panels one at a time
-  GemmF32PanelPairFn gemm_f32_panel_quad = nullptr;  // four panels (same arguments); null: pairs
+  // The same arguments over four adjacent full panels (width 64), 6 rows a
+  // tile: fewer broadcasts per multiply-add than the pair. Null: pairs.
+  GemmF32PanelPairFn gemm_f32_panel_quad = nullptr;
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;
