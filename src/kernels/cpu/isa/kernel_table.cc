@@ -12,27 +12,43 @@ struct Tables {
   CpuKernels level[kCpuIsaLevels];
   bool built[kCpuIsaLevels] = {};
 
+  // A level's FillKernels is compiled with that level's flags, so even its
+  // stores into the table may use the level's instructions (GCC writes
+  // adjacent pointers with zmm stores in the AVX-512 one): it runs only on a
+  // CPU that has them.
   Tables() {
     CpuKernels k;
     isa_portable::FillKernels(&k);
     Set(CpuIsa::kPortable, k);
 #if defined(__x86_64__)
-    isa_avx2::FillKernels(&k);
-    Set(CpuIsa::kAvx2, k);
-    // avxvnni adds its byte GEMM to avx2's table; avx512 does not imply it.
-    CpuKernels vnni256 = k;
-    isa_avxvnni::FillKernels(&vnni256);
-    Set(CpuIsa::kAvxVnni, vnni256);
-    isa_avx512::FillKernels(&k);
-    Set(CpuIsa::kAvx512, k);
-    isa_avx512vnni::FillKernels(&k);
-    Set(CpuIsa::kAvx512Vnni, k);
+    if (CpuRuns(CpuIsa::kAvx2)) {
+      isa_avx2::FillKernels(&k);
+      Set(CpuIsa::kAvx2, k);
+      // avxvnni adds its byte GEMM to avx2's table; avx512 does not imply it.
+      if (CpuRuns(CpuIsa::kAvxVnni)) {
+        CpuKernels vnni256 = k;
+        isa_avxvnni::FillKernels(&vnni256);
+        Set(CpuIsa::kAvxVnni, vnni256);
+      }
+      if (CpuRuns(CpuIsa::kAvx512)) {
+        isa_avx512::FillKernels(&k);
+        Set(CpuIsa::kAvx512, k);
+        if (CpuRuns(CpuIsa::kAvx512Vnni)) {
+          isa_avx512vnni::FillKernels(&k);
+          Set(CpuIsa::kAvx512Vnni, k);
+        }
+      }
+    }
 #endif
 #if defined(__aarch64__)
-    isa_dotprod::FillKernels(&k);
-    Set(CpuIsa::kArmDotprod, k);
-    isa_i8mm::FillKernels(&k);  // only its byte GEMM, on dotprod's table
-    Set(CpuIsa::kArmI8mm, k);
+    if (CpuRuns(CpuIsa::kArmDotprod)) {
+      isa_dotprod::FillKernels(&k);
+      Set(CpuIsa::kArmDotprod, k);
+      if (CpuRuns(CpuIsa::kArmI8mm)) {
+        isa_i8mm::FillKernels(&k);  // only its byte GEMM, on dotprod's table
+        Set(CpuIsa::kArmI8mm, k);
+      }
+    }
 #endif
   }
   void Set(CpuIsa isa, CpuKernels k) {
@@ -54,7 +70,7 @@ const Tables& AllTables() {
 const CpuKernels* KernelsFor(CpuIsa isa) {
   const Tables& t = AllTables();
   const int i = static_cast<int>(isa);
-  if (i < 0 || i >= kCpuIsaLevels || !t.built[i] || !CpuRuns(isa)) return nullptr;
+  if (i < 0 || i >= kCpuIsaLevels || !t.built[i]) return nullptr;  // built only where the CPU runs it
   return &t.level[i];
 }
 
