@@ -6,11 +6,41 @@
 #                              twice: QEMU_CPU=max (dotprod, i8mm, ...) and
 #                              cortex-a53 (plain Armv8.0; without the
 #                              slow_emulated tests)
+#   scripts/test.sh x86-levels the release build's CLI and kernel and golden
+#                              tests under qemu-x86_64 as CPUs without
+#                              AVX-512 (Haswell) and without AVX (qemu64),
+#                              so no level's code runs where it must not
+#                              (needs qemu-user: scripts/setup.sh --aarch64)
 # Model tests read RELITE_MODELS_DIR (default ../shared/models) and skip with a
 # reason when it is absent, unless RELITE_REQUIRE_MODELS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
+if [ "$preset" = x86-levels ]; then
+  # The development and CI hosts have AVX2 and often AVX-512, so a kernel
+  # table that ran AVX-512 code on an AVX2-only CPU passed every test there.
+  # qemu's TCG (7.2) runs AVX2 but not AVX-512: each CPU model must detect
+  # its level and pass the tests that compare every runnable level with
+  # portable and the models with their goldens.
+  command -v qemu-x86_64 > /dev/null || { echo "test: qemu-x86_64 missing: run scripts/setup.sh --aarch64"; exit 1; }
+  cmake --build --preset release
+  model="${RELITE_MODELS_DIR:-../shared/models}/face_detection_short_range.tflite"
+  for cpu_level in Haswell-v4:avx2 qemu64:portable; do
+    cpu="${cpu_level%%:*}" level="${cpu_level##*:}"
+    echo "test: x86-64 under qemu-x86_64 -cpu $cpu (expects level $level)"
+    start=$SECONDS
+    if [ -f "$model" ]; then
+      line=$(qemu-x86_64 -cpu "$cpu" build/release/relite bench "$model" --runs 1 --warmup 0 | grep -m1 "^cpu kernels:")
+      echo "$line"
+      case "$line" in "cpu kernels:"*" $level "*) ;; *) echo "test: expected level $level"; exit 1 ;; esac
+    fi
+    for t in isa_variants_test cpu_isa_test golden_float_test golden_quant_test; do
+      qemu-x86_64 -cpu "$cpu" "build/release/tests/$t" --gtest_brief=1
+    done
+    echo "test: x86-64 -cpu $cpu took $((SECONDS - start)) s"
+  done
+  exit 0
+fi
 cmake --build --preset "$preset"
 if [ "$preset" != aarch64 ]; then
   ctest --preset "$preset" -j "$(nproc)"
