@@ -24,6 +24,15 @@ if [ "$preset" = x86-levels ]; then
   # portable and the models with their goldens.
   command -v qemu-x86_64 > /dev/null || { echo "test: qemu-x86_64 missing: run scripts/setup.sh --aarch64"; exit 1; }
   cmake --build --preset release
+  # Statically: 256- and 512-bit registers only in functions of the per-ISA
+  # namespaces (relite::cpu::isa_avx2, ..., vmath_isa_*). An inline or
+  # template function that an ISA file instantiates is also emitted there
+  # under its own name, and the linker may keep that copy for every caller.
+  leaks=$(objdump -d --no-show-raw-insn -C build/release/relite |
+    awk '/^[0-9a-f]+ <.*>:$/ { fn = $0; next } /%[yz]mm/ && !(fn in seen) { seen[fn] = 1; print fn }' |
+    grep -Ev 'relite::cpu::(vmath_)?isa_(avx2|avxvnni|avx512|avx512vnni)::' || true)
+  if [ -n "$leaks" ]; then echo "test: AVX code outside the per-ISA namespaces:"; echo "$leaks" | head -20; exit 1; fi
+  echo "test: ymm/zmm only in per-ISA functions of build/release/relite"
   model="${RELITE_MODELS_DIR:-../shared/models}/face_detection_short_range.tflite"
   for cpu_level in Haswell-v4:avx2 qemu64:portable; do
     cpu="${cpu_level%%:*}" level="${cpu_level##*:}"
