@@ -66,6 +66,8 @@ fi
 # The tests labelled slow_emulated (tests/CMakeLists.txt) run on the first
 # CPU model only: they are most of the time under qemu.
 export RELITE_REQUIRE_GPU=0
+# The mutant replay takes 10 mutants a model instead of 30 (tests/tools/mutant_replay_test.sh).
+export RELITE_TEST_EMULATED=1
 for cpu in max cortex-a53; do
   echo "test: aarch64 under qemu-aarch64, QEMU_CPU=$cpu"
   start=$SECONDS
