@@ -163,17 +163,19 @@ StatusOr<std::vector<int64_t>> OpBuilder::ConstantInts(int t, const std::string&
   if (!IsConstant(t) || x.data == nullptr) {  // folded outputs have no data before allocation
     return NotOnGpu(fmt::format("{} must be a constant of the model", what));
   }
+  // The type first: a string tensor (no fixed element size) of a declared
+  // 2^31 elements passed the byte check below and had a 16 GiB vector made
+  // for it (fuzz/regressions/gpu_string_axes_huge_shape.tflite).
+  if (x.type != DataType::kInt32 && x.type != DataType::kInt64) {
+    return NotOnGpu(fmt::format("{} must be int32 or int64, got {}", what, DataTypeName(x.type)));
+  }
   const int64_t n = x.num_elements();
   if (x.sparsity != nullptr || x.bytes < static_cast<size_t>(n) * DataTypeSize(x.type)) {
     return NotOnGpu(fmt::format("{} holds {} bytes, fewer than its shape {} needs", what, x.bytes, ShapeToString(x.shape)));
   }
   std::vector<int64_t> out(static_cast<size_t>(n));
-  if (x.type == DataType::kInt32) {
-    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = x.data_as<int32_t>()[i];
-  } else if (x.type == DataType::kInt64) {
-    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = x.data_as<int64_t>()[i];
-  } else {
-    return NotOnGpu(fmt::format("{} must be int32 or int64, got {}", what, DataTypeName(x.type)));
+  for (int64_t i = 0; i < n; ++i) {
+    out[static_cast<size_t>(i)] = x.type == DataType::kInt32 ? x.data_as<int32_t>()[i] : x.data_as<int64_t>()[i];
   }
   return out;
 }
