@@ -1,5 +1,6 @@
 // Every class of malformed model is rejected with an error naming what is
 // wrong, and none of them crashes (this suite also runs under ASan/UBSan).
+#include <cstring>
 #include <limits>
 #include <fstream>
 #include <iterator>
@@ -103,6 +104,53 @@ TEST(ModelVerifier, RejectsBufferTooShortForShape) {
   g.SetInputs({a});
   g.SetOutputs({out});
   ExpectError(g.Finish(), "tensor 1 ('weights'): buffer 1 holds 8 bytes but shape [4] of float32 needs 16");
+}
+
+// ValidAdd plus an unused constant of `type` and `shape` holding `bytes`:
+// the verifier checks every constant, used or not.
+std::vector<uint8_t> AddWithConstant(DataType type, const Shape& shape, const std::vector<uint8_t>& bytes) {
+  GraphBuilder g = ValidAdd();
+  g.AddTensor(type, shape, g.AddBuffer(bytes), "table");
+  return g.Finish();
+}
+
+// TFLite's string layout: count, count + 1 offsets, then the characters.
+std::vector<uint8_t> StringBuffer(const std::vector<int32_t>& header, const std::string& chars) {
+  std::vector<uint8_t> bytes(header.size() * 4);
+  std::memcpy(bytes.data(), header.data(), bytes.size());
+  bytes.insert(bytes.end(), chars.begin(), chars.end());
+  return bytes;
+}
+
+TEST(ModelVerifier, AcceptsWellFormedStringAndInt4Constants) {
+  // Two strings "ab" and "cde": table of 4 * (2 + 2) = 16 bytes.
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {2}, StringBuffer({2, 16, 18, 21}, "abcde"))).ok());
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {1}, StringBuffer({1, 12, 12}, ""))).ok()) << "empty string";
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kInt4, {5}, {0x12, 0x34, 0x05})).ok()) << "packed";
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kInt4, {3}, {1, 2, 3})).ok()) << "one per byte";
+}
+
+// A string constant is read through its own table: every class of bad table
+// is caught at load, before a kernel or a delegate reads it.
+TEST(ModelVerifier, RejectsMalformedStringConstants) {
+  ExpectError(AddWithConstant(DataType::kString, {2}, {2, 0, 0}), "less than a count and one offset");
+  ExpectError(AddWithConstant(DataType::kString, {3}, StringBuffer({2, 16, 18, 21}, "abcde")),
+              "holds 2 strings but shape [3] has 3 elements");
+  // A huge declared shape with a count to match, in a buffer of 8 bytes.
+  ExpectError(AddWithConstant(DataType::kString, {1 << 30}, StringBuffer({1 << 30, 0}, "")),
+              "less than the 4294967304 of its offset table");
+  ExpectError(AddWithConstant(DataType::kString, {2}, StringBuffer({2, 12, 18, 21}, "abcde")),
+              "offset 0 is 12");
+  ExpectError(AddWithConstant(DataType::kString, {2}, StringBuffer({2, 16, 15, 21}, "abcde")),
+              "offset 1 is 15");
+  ExpectError(AddWithConstant(DataType::kString, {2}, StringBuffer({2, 16, 18, 22}, "abcde")),
+              "offset 2 is 22, outside [18, 21]");
+  ExpectError(AddWithConstant(DataType::kString, {1}, StringBuffer({1, 12, -4}, "")), "offset 1 is -4");
+}
+
+TEST(ModelVerifier, RejectsInt4ConstantOfWrongSize) {
+  ExpectError(AddWithConstant(DataType::kInt4, {5}, {1, 2}), "holds 2 bytes but shape [5] of int4 needs 3 (packed) or 5");
+  ExpectError(AddWithConstant(DataType::kInt4, {1 << 30, 1 << 10}, {1, 2, 3, 4}), "of int4 needs 549755813888");
 }
 
 // uint8 a [1,2,2,3] + int8 per-channel constant b [3] -> uint8 out, with

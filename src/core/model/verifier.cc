@@ -1,6 +1,7 @@
 #include "src/core/model/verifier.h"
 
 #include <cmath>
+#include <cstring>
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -155,7 +156,21 @@ class ModelChecker {
       facts->sparse = t->sparsity() != nullptr;
       const size_t elem = DataTypeSize(static_cast<DataType>(type));
       if (elem == 0) {
-        if (t->type() != tflite::TensorType::STRING && t->type() != tflite::TensorType::INT4) {
+        if (t->type() == tflite::TensorType::STRING) {
+          RELITE_RETURN_IF_ERROR(CheckStringBuffer(t, elements, bytes, fail));
+        } else if (t->type() == tflite::TensorType::INT4) {
+          // Packed two to a byte as TFLite's converter writes them, or one
+          // per byte as older files hold them: nothing else.
+          const size_t packed = static_cast<size_t>((elements + 1) / 2);
+          if (t->sparsity() == nullptr && bytes != packed && bytes != static_cast<size_t>(elements)) {
+            return fail(fmt::format("buffer {} holds {} bytes but shape {} of int4 needs {} (packed) or {}",
+                                    t->buffer(), bytes, ShapeString(t), packed, elements));
+          }
+          if (t->sparsity() != nullptr && bytes > static_cast<size_t>(elements)) {
+            return fail(fmt::format("sparse buffer {} holds {} bytes, more than shape {} of int4 can hold",
+                                    t->buffer(), bytes, ShapeString(t)));
+          }
+        } else {
           return fail(fmt::format("constant data of type {} is not supported",
                                   DataTypeName(static_cast<DataType>(type))));
         }
@@ -217,6 +232,44 @@ class ModelChecker {
                                   t->shape()->Get(static_cast<uint32_t>(qd))));
         }
       }
+    }
+    return Status::Ok();
+  }
+
+  // A constant string tensor is TFLite's packed layout: int32 count N, N + 1
+  // int32 offsets from the buffer's start, then the bytes. Every reader of
+  // the buffer trusts these facts: N matches the shape, the offsets rise
+  // from just past the table to at most the buffer's end.
+  template <typename Fail>
+  Status CheckStringBuffer(const tflite::Tensor* t, int64_t elements, size_t bytes, const Fail& fail) const {
+    const uint8_t* data = BufferData(t->buffer());
+    auto read_int32 = [&](size_t i) {
+      int32_t v;
+      std::memcpy(&v, data + 4 * i, sizeof(v));
+      return v;
+    };
+    if (bytes < 8) {
+      return fail(fmt::format("string buffer {} holds {} bytes, less than a count and one offset", t->buffer(), bytes));
+    }
+    const int32_t count = read_int32(0);
+    if (count != elements) {
+      return fail(fmt::format("string buffer {} holds {} strings but shape {} has {} elements", t->buffer(), count,
+                              ShapeString(t), elements));
+    }
+    const size_t table = 4 * (static_cast<size_t>(count) + 2);
+    if (bytes < table) {
+      return fail(fmt::format("string buffer {} holds {} bytes, less than the {} of its offset table", t->buffer(),
+                              bytes, table));
+    }
+    int64_t previous = static_cast<int64_t>(table);
+    for (int32_t i = 0; i <= count; ++i) {
+      const int32_t offset = read_int32(static_cast<size_t>(i) + 1);
+      if ((i == 0 && static_cast<size_t>(offset) != table) || offset < previous ||
+          static_cast<size_t>(offset) > bytes) {
+        return fail(fmt::format("string buffer {}: offset {} is {}, outside [{}, {}] (corrupted string table)",
+                                t->buffer(), i, offset, previous, bytes));
+      }
+      previous = offset;
     }
     return Status::Ok();
   }
