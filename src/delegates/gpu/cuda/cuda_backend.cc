@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -27,6 +28,17 @@ std::string NvrtcOptionsText() {
   std::string s;
   for (const char* o : kNvrtcOptions) s += std::string(s.empty() ? "" : " ") + o;
   return s;
+}
+
+// The launch's defines, and RELITE_CUDA_MMA 0 where the environment asks
+// for the kernels without tensor cores (RELITE_CUDA_MMA=0: A/B runs, or a
+// way around a driver's tensor-core fault); part of the program key.
+std::string CudaLaunchDefines(const KernelLaunch& launch, Precision precision) {
+  std::string defines = LaunchDefines(launch, precision);
+  if (const char* e = std::getenv("RELITE_CUDA_MMA"); e != nullptr && std::string(e) == "0") {
+    defines += "#define RELITE_CUDA_MMA 0\n";
+  }
+  return defines;
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
@@ -225,7 +237,7 @@ class CudaBackend final : public Backend {
 
   StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
     Current current(*this);
-    std::string defines = LaunchDefines(launch, precision_);
+    std::string defines = CudaLaunchDefines(launch, precision_);
     std::string key = defines + '\x01' + launch.source;
     const std::string program_name = "cuda-cubin:" + ShortHash(key);
     auto it = modules_.find(key);
@@ -539,7 +551,7 @@ bool CudaBackendBuilt() { return true; }
 Status NvrtcStatus() { return LoadNvrtcApi().status(); }
 
 std::string CudaProgramText(const KernelLaunch& launch, Precision precision) {
-  return LaunchDefines(launch, precision) + kCudaPrelude + launch.source;
+  return CudaLaunchDefines(launch, precision) + kCudaPrelude + launch.source;
 }
 
 StatusOr<std::string> CompileCudaProgram(const KernelLaunch& launch, Precision precision, const std::string& arch) {

@@ -91,6 +91,27 @@ RELITE_F4_UNARY(ceil, ceilf)
 RELITE_F4_UNARY(sqrt, sqrtf)
 RELITE_F4_UNARY(fabs, fabsf)
 
+// Tensor cores for the kernels that use them (conv_2d_tiled): sm_80 and
+// later, unless the launch defines RELITE_CUDA_MMA 0 (RELITE_CUDA_MMA=0 in
+// the environment: the FMA path, for A/B runs).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !(defined(RELITE_CUDA_MMA) && !RELITE_CUDA_MMA)
+#define RELITE_TENSOR_CORES 1
+// Round to TF32 (10 explicit mantissa bits), to nearest, ties away from zero.
+INLINE uint relite_tf32(float x) {
+  uint r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+// c += a * b for a 16x8 fragment of C, a 16x8 of A and an 8x8 of B.
+INLINE void relite_mma_tf32(float* c, const uint* a, const uint* b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#else
+#define RELITE_TENSOR_CORES 0
+#endif
+
 INLINE float relite_half_to_float(unsigned short h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));

@@ -137,8 +137,32 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #else
 #define TILE_BUFFERS 1
 #endif
+  // Tensor cores (CUDA on sm_80+, the prelude's RELITE_TENSOR_CORES) where
+  // every product stays exact: half storage (fp16) and 8-bit codes have at
+  // most 11 significant bits, as TF32 does, so the staged tiles are
+  // multiplied by warps with mma.sync m16n8k8 on TF32 with float
+  // accumulation. float32 data keeps the FMA loop: 3xTF32 (big*big +
+  // big*small + small*big) ran it 8-14% faster on an H100 but moved
+  // pose_landmark_lite's landmarks by up to 1.6e-3, outside the goldens'
+  // 1e-3 + 1e-3*|b| (docs/PERFORMANCE.md, session 21).
+#if defined(RELITE_TENSOR_CORES) && RELITE_TENSOR_CORES && (RELITE_FP16 || (defined(INTEGER_CONV) && INTEGER_CONV))
+#define TILED_MMA 1
+// Four warps as WARPS_M x WARPS_N, each over WTM pixels x WTN channels of
+// the tile in MT x NT fragments of 16 x 8. A row of tile_w is padded by 8
+// floats so that a warp's B fragment loads fall in 32 distinct banks.
+#define WARPS_M (BM >= 32 ? 2 : 1)
+#define WARPS_N (4 / WARPS_M)
+#define WTM (BM / WARPS_M)
+#define WTN (BN * 4 / WARPS_N)
+#define MT (WTM / 16)
+#define NT (WTN / 8)
+#define BN_STRIDE (BN + 2)
+#else
+#define TILED_MMA 0
+#define BN_STRIDE BN
+#endif
   LOCAL_MEM float4 tile_in[TILE_BUFFERS][KS][BM];
-  LOCAL_MEM float4 tile_w[TILE_BUFFERS][KS * 4][BN];
+  LOCAL_MEM float4 tile_w[TILE_BUFFERS][KS * 4][BN_STRIDE];
   int tx = LOCAL_ID(0), ty = LOCAL_ID(1);
   int tid = ty * WG_M + tx;
   int m0 = GROUP_ID(0) * BM, so0 = GROUP_ID(1) * BN;
@@ -158,10 +182,22 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #if TILE_BUFFERS == 2
   float4 next_in[IN_LOADS], next_w[W_LOADS];
 #endif
+#if TILED_MMA
+  // Lane (g, t) = (lane / 4, lane % 4) of the fragments (PTX ISA, mma.m16n8k8
+  // .tf32): A rows g and g + 8, columns t and t + 4; B rows t and t + 4,
+  // column g; C rows g and g + 8, columns 2t and 2t + 1.
+  int warp = tid / 32, lane_g = (tid % 32) / 4, lane_t = tid % 4;
+  int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
+  float acc[MT][NT][4];
+  for (int i = 0; i < MT; ++i) {
+    for (int j = 0; j < NT; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+  }
+#else
   float4 acc[TS][TP];
   for (int j = 0; j < TS; ++j) {
     for (int i = 0; i < TP; ++i) acc[j][i] = F4(0.0f);
   }
+#endif
   int ksteps = (srcS + KS - 1) / KS;
   int steps = KH * KW * ksteps;
 #if SPLITS > 1
@@ -180,6 +216,41 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
   int at = (ln * srcS * srcH + iy) * srcW + ix;                           \
   int w_at = tap * srcS * 4 + k0 * 4;
   // The multiply-adds of the step staged in buffer B.
+#if TILED_MMA
+// A step's products are summed in `part` and added to `acc` in float
+// (round to nearest): the tensor cores truncate when they align a sum, and
+// over a deep layer that bias would build up in the accumulators.
+#define MULTIPLY_TILE(B)                                                                                \
+  float part[MT][NT][4];                                                                                \
+  for (int i = 0; i < MT; ++i) {                                                                        \
+    for (int j = 0; j < NT; ++j) part[i][j][0] = part[i][j][1] = part[i][j][2] = part[i][j][3] = 0.0f;  \
+  }                                                                                                     \
+  for (int kk = 0; kk < KS * 4; kk += 8) {                                                              \
+    const float* tin = (const float*)&tile_in[B][kk / 4][0];                                            \
+    const float* tw = (const float*)&tile_w[B][kk][0];                                                  \
+    uint a[MT][4], b[NT][2];                                                                            \
+    for (int i = 0; i < MT; ++i) {                                                                      \
+      int r = wm + i * 16 + lane_g;                                                                     \
+      a[i][0] = relite_tf32(tin[r * 4 + lane_t]);                                                       \
+      a[i][1] = relite_tf32(tin[(r + 8) * 4 + lane_t]);                                                 \
+      a[i][2] = relite_tf32(tin[BM * 4 + r * 4 + lane_t]);                                              \
+      a[i][3] = relite_tf32(tin[BM * 4 + (r + 8) * 4 + lane_t]);                                        \
+    }                                                                                                   \
+    for (int j = 0; j < NT; ++j) {                                                                      \
+      int c = wn + j * 8 + lane_g;                                                                      \
+      b[j][0] = relite_tf32(tw[lane_t * BN_STRIDE * 4 + c]);                                            \
+      b[j][1] = relite_tf32(tw[(lane_t + 4) * BN_STRIDE * 4 + c]);                                      \
+    }                                                                                                   \
+    for (int i = 0; i < MT; ++i) {                                                                      \
+      for (int j = 0; j < NT; ++j) relite_mma_tf32(part[i][j], a[i], b[j]);                             \
+    }                                                                                                   \
+  }                                                                                                     \
+  for (int i = 0; i < MT; ++i) {                                                                        \
+    for (int j = 0; j < NT; ++j) {                                                                      \
+      for (int q = 0; q < 4; ++q) acc[i][j][q] += part[i][j][q];                                        \
+    }                                                                                                   \
+  }
+#else
 #define MULTIPLY_TILE(B)                                                                                  \
   for (int k = 0; k < KS; ++k) {                                                                          \
     float4 v[TP];                                                                                         \
@@ -190,6 +261,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
       for (int i = 0; i < TP; ++i) acc[j][i] += v[i].x * w0 + v[i].y * w1 + v[i].z * w2 + v[i].w * w3;  \
     }                                                                                                     \
   }
+#endif
 #if TILE_BUFFERS == 2
   // Iteration `step` loads step `step` and multiplies step `step - 1`.
   for (int step = step0; step <= step1; ++step) {
@@ -237,6 +309,28 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
     BARRIER();
   }
 #endif
+#if TILED_MMA
+  // Lanes t and t ^ 1 swap halves so that each holds one pixel's 4 channels
+  // of a slice: even t row g, odd t row g + 8, slice (wn + 8j) / 4 + t / 2.
+  int odd = lane_t & 1;
+  for (int i = 0; i < MT; ++i) {
+    for (int j = 0; j < NT; ++j) {
+      float r0 = __shfl_xor_sync(0xffffffffu, odd ? acc[i][j][0] : acc[i][j][2], 1);
+      float r1 = __shfl_xor_sync(0xffffffffu, odd ? acc[i][j][1] : acc[i][j][3], 1);
+      float4 v = odd ? make_float4(r0, r1, acc[i][j][2], acc[i][j][3]) : make_float4(acc[i][j][0], acc[i][j][1], r0, r1);
+      int m = m0 + wm + i * 16 + lane_g + odd * 8;
+      int so = so0 + (wn + j * 8) / 4 + lane_t / 2;
+      if (m >= M || so >= dstS) continue;
+#if SPLITS > 1
+      STOREF4(partial, (split * dstS + so) * M + m, v);
+#else
+      int n = m / plane_out, r = m - n * plane_out;
+      int o = (n * dstS + so) * plane_out + r;
+      STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(v + LOAD_BIAS(bias, so), so), o)));
+#endif
+    }
+  }
+#else
   for (int j = 0; j < TS; ++j) {
     int so = so0 + ty + j * WG_N;
     if (so >= dstS) break;
@@ -255,6 +349,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
 #endif
     }
   }
+#endif
 }
 )CL";
 
