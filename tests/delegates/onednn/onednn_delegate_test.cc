@@ -741,6 +741,25 @@ TEST(OnednnRefusals, EmptyDimensionsStayOnTheCpu) {
   ExpectRefused(m.model_bytes(), d, "has an empty or unknown dimension");
 }
 
+// A constant of a type without a fixed element size (a well-formed string
+// table of three entries) where the op reads integers: refused by its type,
+// before any element is read or a vector the size of its shape is made.
+TEST(OnednnRefusals, StringPermutationIsRefusedByItsType) {
+  ONEDNN_OR_SKIP(d);
+  SingleOpModel m;
+  m.AddInput(DataType::kFloat32, {2, 3, 4});
+  const std::vector<int32_t> table = {3, 20, 21, 22, 23};
+  std::vector<uint8_t> bytes(table.size() * 4);
+  std::memcpy(bytes.data(), table.data(), bytes.size());
+  for (char c : std::string("210")) bytes.push_back(static_cast<uint8_t>(c));
+  m.AddConstInputBytes(DataType::kString, {3}, bytes);
+  m.AddOutput(DataType::kFloat32, {4, 3, 2});
+  m.SetBuiltinOp(BuiltinOperator::TRANSPOSE, 1);
+  (void)m.Build();  // the CPU refuses string permutations at allocation; the delegate is asked before
+  ASSERT_FALSE(m.model_bytes().empty());
+  ExpectRefused(m.model_bytes(), d, "the permutation (input 1) is string; int32 or int64 expected");
+}
+
 // ---------------------------------------------------------------- placement and fusion
 
 TEST(OnednnPlacement, EightBitNodesStayOnTheCpu) {
