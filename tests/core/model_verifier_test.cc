@@ -12,6 +12,7 @@
 #include "src/core/model/model_facts.h"
 #include "tests/testing/graph_builder.h"
 #include "tests/testing/models_dir.h"
+#include "tests/testing/single_op_model.h"
 
 namespace relite {
 namespace {
@@ -114,7 +115,8 @@ std::vector<uint8_t> AddWithConstant(DataType type, const Shape& shape, const st
   return g.Finish();
 }
 
-// TFLite's string layout: count, count + 1 offsets, then the characters.
+// A string table written field by field, to corrupt: count, count + 1
+// offsets, then the characters ({2, 16, 18, 21}, "abcde" is "ab", "cde").
 std::vector<uint8_t> StringBuffer(const std::vector<int32_t>& header, const std::string& chars) {
   std::vector<uint8_t> bytes(header.size() * 4);
   std::memcpy(bytes.data(), header.data(), bytes.size());
@@ -123,9 +125,8 @@ std::vector<uint8_t> StringBuffer(const std::vector<int32_t>& header, const std:
 }
 
 TEST(ModelVerifier, AcceptsWellFormedStringAndInt4Constants) {
-  // Two strings "ab" and "cde": table of 4 * (2 + 2) = 16 bytes.
-  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {2}, StringBuffer({2, 16, 18, 21}, "abcde"))).ok());
-  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {1}, StringBuffer({1, 12, 12}, ""))).ok()) << "empty string";
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {2}, testing::StringTensorBytes({"ab", "cde"}))).ok());
+  EXPECT_TRUE(Load(AddWithConstant(DataType::kString, {1}, testing::StringTensorBytes({""}))).ok()) << "empty string";
   EXPECT_TRUE(Load(AddWithConstant(DataType::kInt4, {5}, {0x12, 0x34, 0x05})).ok()) << "packed";
   EXPECT_TRUE(Load(AddWithConstant(DataType::kInt4, {3}, {1, 2, 3})).ok()) << "one per byte";
 }

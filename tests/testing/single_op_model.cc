@@ -4,6 +4,17 @@
 
 namespace relite::testing {
 
+std::vector<uint8_t> StringTensorBytes(const std::vector<std::string>& strings) {
+  std::vector<int32_t> header = {static_cast<int32_t>(strings.size())};
+  int32_t offset = static_cast<int32_t>(4 * (strings.size() + 2));
+  header.push_back(offset);
+  for (const std::string& s : strings) header.push_back(offset += static_cast<int32_t>(s.size()));
+  std::vector<uint8_t> bytes(header.size() * 4);
+  std::memcpy(bytes.data(), header.data(), bytes.size());
+  for (const std::string& s : strings) bytes.insert(bytes.end(), s.begin(), s.end());
+  return bytes;
+}
+
 struct SingleOpModel::Impl {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<tflite::Buffer>> buffers;

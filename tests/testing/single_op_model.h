@@ -27,6 +27,10 @@
 
 namespace relite::testing {
 
+// The bytes of a constant string tensor in TFLite's layout: int32 count N,
+// N + 1 int32 offsets from the buffer's start, then the characters.
+std::vector<uint8_t> StringTensorBytes(const std::vector<std::string>& strings);
+
 class SingleOpModel {
  public:
   SingleOpModel();

@@ -136,11 +136,7 @@ TEST_P(GpuReduceTest, UnsupportedNodesSayWhy) {
     // and before a vector the size of its declared shape is made.
     SingleOpModel m;
     m.AddInput(DataType::kFloat32, {1, 4, 4, 3});
-    const std::vector<int32_t> table = {1, 12, 13};
-    std::vector<uint8_t> bytes(table.size() * 4);
-    std::memcpy(bytes.data(), table.data(), bytes.size());
-    bytes.push_back('1');
-    m.AddConstInputBytes(DataType::kString, {1}, bytes);
+    m.AddConstInputBytes(DataType::kString, {1}, testing::StringTensorBytes({"1"}));
     m.AddOutput(DataType::kFloat32, {1, 4, 3});
     m.SetBuiltinOp(BuiltinOperator::MEAN, 1, tflite::BuiltinOptions::ReducerOptions,
                    tflite::CreateReducerOptions(m.fbb(), false).Union());

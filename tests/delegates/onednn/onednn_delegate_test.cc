@@ -748,11 +748,7 @@ TEST(OnednnRefusals, StringPermutationIsRefusedByItsType) {
   ONEDNN_OR_SKIP(d);
   SingleOpModel m;
   m.AddInput(DataType::kFloat32, {2, 3, 4});
-  const std::vector<int32_t> table = {3, 20, 21, 22, 23};
-  std::vector<uint8_t> bytes(table.size() * 4);
-  std::memcpy(bytes.data(), table.data(), bytes.size());
-  for (char c : std::string("210")) bytes.push_back(static_cast<uint8_t>(c));
-  m.AddConstInputBytes(DataType::kString, {3}, bytes);
+  m.AddConstInputBytes(DataType::kString, {3}, testing::StringTensorBytes({"2", "1", "0"}));
   m.AddOutput(DataType::kFloat32, {4, 3, 2});
   m.SetBuiltinOp(BuiltinOperator::TRANSPOSE, 1);
   (void)m.Build();  // the CPU refuses string permutations at allocation; the delegate is asked before
