@@ -142,7 +142,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
   // most 11 significant bits, as TF32 does, so the staged tiles are
   // multiplied by warps with mma.sync m16n8k8 on TF32 with float
   // accumulation. float32 data keeps the FMA loop: 3xTF32 (big*big +
-  // big*small + small*big) ran it 8-14% faster on an H100 but moved
+  // big*small + small*big) ran it 2-17% faster on an H100 but moved
   // pose_landmark_lite's landmarks by up to 1.6e-3, outside the goldens'
   // 1e-3 + 1e-3*|b| (docs/PERFORMANCE.md, session 21).
 #if defined(RELITE_TENSOR_CORES) && RELITE_TENSOR_CORES && (RELITE_FP16 || (defined(INTEGER_CONV) && INTEGER_CONV))
