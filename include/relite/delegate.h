@@ -139,6 +139,18 @@ class RELITE_API Delegate {
     return Status::Ok();
   }
 
+  // Memory for the tensor arena of a subgraph this delegate took partitions
+  // of (the CPU memory of every activation, the partitions' boundary tensors
+  // among them), or nullptr for ordinary memory. A GPU delegate returns
+  // page-locked host memory, which its device reads and writes by DMA, so a
+  // partition needs no staging copy of its inputs and outputs. Asked at each
+  // (re)allocation of the arena, by the first delegate applied that returns
+  // memory; aligned to at least 64 bytes; it may outlive the delegate (its
+  // deleter must not need it).
+  virtual std::shared_ptr<uint8_t> AllocateTensorArena(size_t bytes) {
+    (void)bytes;
+    return nullptr;
+  }
   // Builds the kernel that runs `partition`. Its KernelContext's node() is the
   // partition node: input(i) is partition.inputs[i], output(i) is
   // partition.outputs[i]. Prepare must set every output's shape.

@@ -2,7 +2,9 @@
 // placement report, options, several delegates, failures leaving the
 // interpreter unchanged. The test delegate runs the CPU kernels inside its
 // partitions, so every delegated run must equal the CPU run exactly.
+#include <cstdlib>
 #include <map>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -428,6 +430,107 @@ TEST(Delegate, ResizeAfterDelegationReprepares) {
   for (int i = 0; i < 16; ++i) l.interp->typed_input<float>(0)[i] = 0.f;
   ASSERT_TRUE(l.interp->Invoke().ok());
   for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(l.interp->typed_output<float>(0)[i], 0.5f);
+}
+
+// A delegate that gives the tensor arena's memory (as the GPU delegate gives
+// page-locked memory on CUDA): counts what it handed out and got back.
+struct ArenaDelegate : TestDelegate {
+  using TestDelegate::TestDelegate;
+  std::shared_ptr<uint8_t> AllocateTensorArena(size_t bytes) override {
+    ++asked;
+    if (give_nothing) return nullptr;
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(128, (bytes + 128) / 128 * 128));
+    blocks.push_back({p + misalign, bytes});
+    auto freed_count = freed;
+    return std::shared_ptr<uint8_t>(p + misalign, [p, freed_count](uint8_t*) {
+      std::free(p);
+      ++*freed_count;
+    });
+  }
+  // Whether `t`'s bytes lie in the last block handed out.
+  bool InLastBlock(const relite::Tensor& t) const {
+    if (blocks.empty() || t.data == nullptr) return false;
+    const auto* d = static_cast<const uint8_t*>(t.data);
+    return d >= blocks.back().first && d + t.bytes <= blocks.back().first + blocks.back().second;
+  }
+  int asked = 0;
+  bool give_nothing = false;
+  size_t misalign = 0;
+  std::vector<std::pair<uint8_t*, size_t>> blocks;
+  std::shared_ptr<int> freed = std::make_shared<int>(0);
+};
+
+TEST(Delegate, TensorArenaComesFromTheDelegateThatTookPartitions) {
+  BuiltinOpResolver resolver;
+  const auto bytes = SplitModel();
+  const auto want = CpuRun(bytes, resolver);
+  std::shared_ptr<int> freed;
+  {
+    Loaded l = Load(bytes, resolver);
+    ArenaDelegate d(resolver, {"ADD", "MUL", "LOGISTIC"});
+    freed = d.freed;
+    ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&d).ok());
+    EXPECT_EQ(RunAll(*l.interp), want);
+    EXPECT_EQ(d.asked, 1);
+    ASSERT_EQ(d.blocks.size(), 1u);
+    // The partitions' boundary tensors (and the CPU node's) are in it.
+    EXPECT_TRUE(d.InLastBlock(*l.interp->input_tensor(0)));
+    EXPECT_TRUE(d.InLastBlock(*l.interp->output_tensor(0)));
+    EXPECT_EQ(*freed, 0);
+    // A larger input needs a larger arena: asked again, the first given back.
+    ASSERT_TRUE(l.interp->ResizeInputTensor(0, {4, 8}).ok());
+    ASSERT_TRUE(l.interp->AllocateTensors().ok());
+    EXPECT_EQ(d.asked, 2);
+    EXPECT_EQ(*freed, 1);
+    EXPECT_TRUE(d.InLastBlock(*l.interp->input_tensor(0)));
+    EXPECT_TRUE(d.InLastBlock(*l.interp->output_tensor(0)));
+    for (int i = 0; i < 32; ++i) l.interp->typed_input<float>(0)[i] = 0.f;
+    ASSERT_TRUE(l.interp->Invoke().ok());
+  }
+  EXPECT_EQ(*freed, 2) << "the interpreter gives the arena back when it goes";
+}
+
+TEST(Delegate, TensorArenaIsOrdinaryMemoryUnlessADelegateWithPartitionsGivesIt) {
+  BuiltinOpResolver resolver;
+  const auto bytes = SplitModel();
+  const auto want = CpuRun(bytes, resolver);
+  {
+    Loaded l = Load(bytes, resolver);
+    ArenaDelegate none(resolver, {"CONV_2D"});  // takes nothing: never asked
+    ArenaDelegate declines(resolver, {"ADD"});
+    declines.give_nothing = true;
+    ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&none).ok());
+    ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&declines).ok());
+    EXPECT_EQ(RunAll(*l.interp), want);
+    EXPECT_EQ(none.asked, 0);
+    EXPECT_EQ(declines.asked, 1);
+    EXPECT_NE(l.interp->input_tensor(0)->data, nullptr);
+  }
+  {
+    // The first delegate applied that gives memory is the one used.
+    Loaded l = Load(bytes, resolver);
+    ArenaDelegate first(resolver, {"ADD"}, "first", "FIRST"), second(resolver, {"MUL", "LOGISTIC"}, "second", "SECOND");
+    ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&first).ok());
+    ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&second).ok());
+    EXPECT_EQ(RunAll(*l.interp), want);
+    EXPECT_EQ(first.asked, 1);
+    EXPECT_EQ(second.asked, 0);
+    EXPECT_TRUE(first.InLastBlock(*l.interp->input_tensor(0)));
+  }
+}
+
+TEST(Delegate, MisalignedTensorArenaIsAnErrorNamingTheDelegate) {
+  BuiltinOpResolver resolver;
+  const auto bytes = ChainModel();
+  Loaded l = Load(bytes, resolver);
+  ArenaDelegate d(resolver, {"ADD", "MUL", "LOGISTIC"}, "pinned", "PINNED");
+  d.misalign = 16;
+  ASSERT_TRUE(l.interp->ModifyGraphWithDelegate(&d).ok());
+  const Status s = l.interp->AllocateTensors();
+  EXPECT_EQ(s.code(), StatusCode::kInternal) << s.ToString();
+  EXPECT_NE(s.message().find("delegate 'pinned' gave tensor arena memory not aligned to 64 bytes"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(*d.freed, 1) << "the refused memory is given back";
 }
 
 }  // namespace

@@ -960,7 +960,18 @@ Status Subgraph::PlanMemory() {
         model_.name(), FormatBytes(plan.arena_bytes), FormatBytes(limits_.max_arena_bytes), biggest));
   }
   if (plan.arena_bytes > arena_capacity_) {
-    arena_ = AllocateAligned(plan.arena_bytes);
+    arena_ = nullptr;  // the old one goes before its replacement is asked for
+    for (Delegate* d : arena_providers_) {
+      if ((arena_ = d->AllocateTensorArena(plan.arena_bytes)) == nullptr) continue;
+      if (reinterpret_cast<uintptr_t>(arena_.get()) % kArenaAlignment != 0) {
+        arena_ = nullptr;
+        arena_capacity_ = 0;
+        return InternalError(fmt::format("{}: delegate '{}' gave tensor arena memory not aligned to {} bytes", model_.name(),
+                                         d->name(), kArenaAlignment));
+      }
+      break;
+    }
+    if (!arena_) arena_ = AllocateAligned(plan.arena_bytes);
     if (!arena_) {
       return InternalError(fmt::format("{}: cannot allocate a {}-byte tensor arena", model_.name(), plan.arena_bytes));
     }
@@ -1244,6 +1255,7 @@ Status Subgraph::ApplyDelegate(Delegate& delegate, DelegationReport* report) {
   }
   execution_plan_ = std::move(plan);
   node_time_us_.resize(nodes_.size(), 0.0);
+  if (!new_nodes.empty()) arena_providers_.push_back(&delegate);
   allocated_ = false;
   return Status::Ok();
 }

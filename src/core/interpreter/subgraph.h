@@ -159,6 +159,9 @@ class Subgraph {
   std::vector<size_t> scratch_bytes_;   // per node
   std::vector<void*> scratch_ptr_;      // per node
   std::shared_ptr<uint8_t> arena_;
+  // Delegates that took partitions of this subgraph, in the order applied:
+  // asked for the arena's memory (Delegate::AllocateTensorArena).
+  std::vector<Delegate*> arena_providers_;
   size_t arena_capacity_ = 0;
   size_t arena_bytes_ = 0;
   size_t unplanned_bytes_ = 0;
