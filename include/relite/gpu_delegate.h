@@ -89,6 +89,13 @@ struct GpuDelegateOptions {
   std::string model_token;
   // Bound on the directory (least recently used entries are removed); 0: none.
   uint64_t serialization_max_bytes = uint64_t{512} << 20;
+  // CUDA: the interpreter's tensor arena (the CPU memory of the tensors a
+  // partition reads and writes) is allocated in page-locked host memory, up
+  // to 1 GiB, so each Invoke transfers them to and from the GPU directly
+  // instead of through staging buffers (a host copy each way less). False,
+  // or RELITE_GPU_PINNED_ARENA=0 in the environment: ordinary memory and
+  // staging copies. No effect on OpenCL.
+  bool pinned_tensor_arena = true;
   // Called while kSustainedSpeed tuning runs: (launches done, launches in the partition).
   std::function<void(int done, int total)> tuning_progress;
 };
@@ -133,6 +140,10 @@ struct GpuDelegateStats {
   // Device memory of the delegate's buffers (intermediates shared by
   // lifetime, weights, staging): now and at most so far.
   uint64_t device_bytes = 0, peak_device_bytes = 0;
+  // Bytes of the partitions' inputs and outputs moved between the CPU and
+  // the GPU, summed over every Invoke: through staging buffers (an extra host
+  // copy), or directly from and to the tensor arena (pinned_tensor_arena).
+  uint64_t host_bytes_staged = 0, host_bytes_direct = 0;
 };
 // Zeros for any other delegate.
 RELITE_API GpuDelegateStats GetGpuDelegateStats(const Delegate& delegate);

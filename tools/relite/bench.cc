@@ -119,6 +119,14 @@ void PrintProfile(Interpreter& interp, const NodeProfile& profile, int runs, int
   }
 }
 
+// How the GPU partitions moved their inputs and outputs: "direct" (DMA from
+// and to the pinned tensor arena), "staged" (through staging buffers),
+// "mixed", or "none".
+const char* HostCopies(const GpuDelegateStats& g) {
+  if (g.host_bytes_direct > 0) return g.host_bytes_staged > 0 ? "mixed" : "direct";
+  return g.host_bytes_staged > 0 ? "staged" : "none";
+}
+
 // The GPU delegate's init parts and cache outcome, as JSON fields (empty
 // without a GPU partition).
 std::string GpuJson(const Loaded& loaded) {
@@ -135,11 +143,12 @@ std::string GpuJson(const Loaded& loaded) {
       ", \"gpu\": {{\"kernels\": {}, \"context_ms\": {:.3f}, \"compile_ms\": {:.3f}, \"cache_load_ms\": {:.3f}, "
       "\"tuning_ms\": {:.3f}, \"upload_ms\": {:.3f}, \"programs_compiled\": {}, \"programs_from_cache\": {}, "
       "\"launches_tuned\": {}, \"launches_tuned_cached\": {}, \"cache\": \"{}\", \"backend\": \"{}\", "
-      "\"device\": \"{}\", \"peak_device_mb\": {:.3f}}}",
+      "\"device\": \"{}\", \"peak_device_mb\": {:.3f}, \"host_copies\": \"{}\"}}",
       g.kernels, g.context_ms, g.compile_ms, g.cache_load_ms, g.tuning_ms, g.upload_ms, g.programs_compiled,
       g.programs_from_cache, g.launches_tuned, g.launches_tuned_cached,
       !g.cache_enabled ? "off" : (g.cache_hits > 0 ? "hit" : "miss"), GpuDelegateBackend(*loaded.delegate),
-      JsonEscape(GpuDelegateDevice(*loaded.delegate)), static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0));
+      JsonEscape(GpuDelegateDevice(*loaded.delegate)), static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0),
+      HostCopies(g));
 }
 
 Status Bench(const BenchOptions& o) {
@@ -219,7 +228,10 @@ Status Bench(const BenchOptions& o) {
     fmt::print("peak RSS:     {:.1f} MiB\n", rss_mb);
     if (loaded.delegate) {
       const GpuDelegateStats g = GetGpuDelegateStats(*loaded.delegate);
-      if (g.partitions > 0) fmt::print("peak device:  {:.1f} MiB\n", static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0));
+      if (g.partitions > 0) {
+        fmt::print("peak device:  {:.1f} MiB\n", static_cast<double>(g.peak_device_bytes) / (1024.0 * 1024.0));
+        fmt::print("host copies:  {}\n", HostCopies(g));
+      }
     }
   }
   if (profiling) PrintProfile(interp, profile, o.runs, o.profile_nodes);

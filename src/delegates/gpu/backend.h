@@ -61,6 +61,13 @@ struct BackendTimings {
   int programs_from_cache = 0;
   int launches_tuned = 0;         // tuned now
   int launches_tuned_cached = 0;  // tuning read from the cache
+  // How Runs moved their boundary tensors, summed over every Run: bytes
+  // copied through staging memory (CUDA: the run's pinned buffers, a host
+  // memcpy each way besides the transfer; OpenCL: the driver's, from the
+  // caller's ordinary memory), and bytes transferred straight from or to the
+  // caller's memory (page-locked memory of AllocateHost).
+  uint64_t staged_bytes = 0;
+  uint64_t direct_bytes = 0;
 };
 
 class Backend {
@@ -104,6 +111,15 @@ class Backend {
   // the outputs are filled.
   virtual Status Run(int run, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) = 0;
 
+  // Page-locked host memory the device transfers to and from directly (a
+  // Run whose inputs or outputs lie in it needs no staging copy), or nullptr
+  // where the backend has none to give (OpenCL) or the allocation failed.
+  // Freed by FreeHost, which must be called while the backend lives.
+  virtual void* AllocateHost(size_t bytes) {
+    (void)bytes;
+    return nullptr;
+  }
+  virtual void FreeHost(void* p) { (void)p; }
   // Device memory held by this backend's buffers now, and at most so far.
   virtual size_t device_bytes() const = 0;
   virtual size_t peak_device_bytes() const = 0;

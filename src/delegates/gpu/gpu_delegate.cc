@@ -29,6 +29,8 @@ class GpuDelegate final : public Delegate {
     mutable_options().max_delegated_partitions = options.max_delegated_partitions;
     mutable_options().min_nodes_per_partition = options.min_nodes_per_partition;
     backend_->SetTuning(options.inference_preference == GpuInferencePreference::kSustainedSpeed);
+    const char* pinned = std::getenv("RELITE_GPU_PINNED_ARENA");
+    pinned_arena_ = options.pinned_tensor_arena && !(pinned != nullptr && std::string(pinned) == "0");
     if (options.experimental_flags & kGpuExperimentalSerialization) {
       std::string warning;
       cache_ = gpu::KernelCache::Open(options.serialization_dir, options.serialization_max_bytes, &warning);
@@ -54,7 +56,19 @@ class GpuDelegate final : public Delegate {
     s.launches_tuned_cached = t.launches_tuned_cached;
     s.device_bytes = backend_->device_bytes();
     s.peak_device_bytes = backend_->peak_device_bytes();
+    s.host_bytes_staged = t.staged_bytes;
+    s.host_bytes_direct = t.direct_bytes;
     return s;
+  }
+
+  // Page-locked memory from the backend (CUDA), which keeps the backend (and
+  // its context) alive until the interpreter gives the memory back.
+  std::shared_ptr<uint8_t> AllocateTensorArena(size_t bytes) override {
+    constexpr size_t kMaxPinnedArena = size_t{1} << 30;
+    if (!pinned_arena_ || bytes > kMaxPinnedArena) return nullptr;
+    void* p = backend_->AllocateHost(bytes);
+    if (p == nullptr) return nullptr;
+    return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [backend = backend_](uint8_t* q) { backend->FreeHost(q); });
   }
 
   NodeSupport CheckNode(const DelegateGraph& graph, int node_index) override {
@@ -137,6 +151,7 @@ class GpuDelegate final : public Delegate {
 
   GpuDelegateOptions options_;
   std::shared_ptr<gpu::Backend> backend_;
+  bool pinned_arena_ = true;
   GpuDelegateStats stats_;
   std::unique_ptr<gpu::KernelCache> cache_;
   std::map<std::string, std::shared_ptr<gpu::ModelCache>> model_caches_;

@@ -301,12 +301,15 @@ class ClBackend final : public Backend {
   // The queue is in order: the writes, the launches and the reads, one wait.
   Status Run(int run, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) override {
     const RunPlan& plan = runs_.at(static_cast<size_t>(run));
+    // From and to the caller's ordinary memory: the driver stages them.
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
       RELITE_RETURN_IF_ERROR(Write(plan.inputs[i].buffer, inputs[i], plan.inputs[i].bytes, /*blocking=*/false));
+      timings_.staged_bytes += plan.inputs[i].bytes;
     }
     for (int l : plan.launches) RELITE_RETURN_IF_ERROR(Enqueue(l));
     for (size_t i = 0; i < plan.outputs.size(); ++i) {
       RELITE_RETURN_IF_ERROR(Read(plan.outputs[i].buffer, outputs[i], plan.outputs[i].bytes));
+      timings_.staged_bytes += plan.outputs[i].bytes;
     }
     return Finish();
   }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -319,8 +320,11 @@ class CudaBackend final : public Backend {
   // The inputs' and outputs' staging buffers get pinned host copies, and the
   // whole run (copies in, every launch, copies out) is captured once as a
   // CUDA graph: an Invoke is then memcpy to pinned memory, one graph launch,
-  // one synchronisation, memcpy back. With RELITE_GPU_PROFILE=1 the launches
-  // are queued one by one between events instead.
+  // one synchronisation, memcpy back. Where the caller's inputs and outputs
+  // are page-locked memory of AllocateHost (the interpreter's tensor arena),
+  // Run captures a second graph that copies from and to them directly, and
+  // replays it while they stay where they are. With RELITE_GPU_PROFILE=1 the
+  // launches are queued one by one between events instead.
   StatusOr<int> CreateRun(const RunPlan& plan) override {
     Current current(*this);
     runs_.push_back({});
@@ -334,20 +338,27 @@ class CudaBackend final : public Backend {
       }
     }
     if (profiling_) return static_cast<int>(runs_.size()) - 1;
-    RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
-    RELITE_CU(api_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
-    Status queued = QueueRun(run, /*profile=*/false);
-    CUgraph graph = nullptr;
-    const CUresult ended = api_.cuStreamEndCapture(stream_, &graph);
-    if (!queued.ok()) {
-      if (graph != nullptr) api_.cuGraphDestroy(graph);
-      return queued.WithContext("capturing the CUDA graph");
-    }
-    if (ended != CUDA_SUCCESS) return CuError(api_, "cuStreamEndCapture", ended);
-    run.graph = graph;
-    RELITE_CU(api_.cuGraphInstantiateWithFlags(&run.exec, graph, 0),
-              fmt::format("cuGraphInstantiate of {} launches", plan.launches.size()));
+    RELITE_RETURN_IF_ERROR(Capture(run, run.pinned_in, run.pinned_out, &run.staged));
     return static_cast<int>(runs_.size()) - 1;
+  }
+
+  void* AllocateHost(size_t bytes) override {
+    Current current(*this);
+    void* p = nullptr;
+    if (api_.cuMemAllocHost(&p, std::max<size_t>(bytes, 1)) != CUDA_SUCCESS) return nullptr;
+    std::lock_guard<std::mutex> lock(host_mutex_);
+    host_blocks_[reinterpret_cast<uintptr_t>(p)] = bytes;
+    return p;
+  }
+
+  void FreeHost(void* p) override {
+    if (p == nullptr) return;
+    {
+      std::lock_guard<std::mutex> lock(host_mutex_);
+      host_blocks_.erase(reinterpret_cast<uintptr_t>(p));
+    }
+    Current current(*this);
+    api_.cuMemFreeHost(p);
   }
 
   void ReleaseRun(int run) override {
@@ -360,15 +371,42 @@ class CudaBackend final : public Backend {
   Status Run(int run_id, const std::vector<const void*>& inputs, const std::vector<void*>& outputs) override {
     Current current(*this);
     RunState& run = runs_.at(static_cast<size_t>(run_id));
-    for (size_t i = 0; i < run.plan.inputs.size(); ++i) std::memcpy(run.pinned_in[i], inputs[i], run.plan.inputs[i].bytes);
-    if (run.exec != nullptr) {
-      RELITE_CU(api_.cuGraphLaunch(run.exec, stream_), "cuGraphLaunch");
+    // Each copy's host side: the caller's memory where it is page-locked
+    // memory of ours, else the staging buffer (and a memcpy).
+    std::vector<void*> in_host(run.plan.inputs.size()), out_host(run.plan.outputs.size());
+    for (size_t i = 0; i < in_host.size(); ++i) {
+      const size_t bytes = run.plan.inputs[i].bytes;
+      const bool direct = bytes > 0 && IsHostMemory(inputs[i], bytes);
+      in_host[i] = direct ? const_cast<void*>(inputs[i]) : run.pinned_in[i];
+      (direct ? timings_.direct_bytes : timings_.staged_bytes) += bytes;
+      if (!direct) std::memcpy(run.pinned_in[i], inputs[i], bytes);
+    }
+    for (size_t i = 0; i < out_host.size(); ++i) {
+      const size_t bytes = run.plan.outputs[i].bytes;
+      const bool direct = bytes > 0 && IsHostMemory(outputs[i], bytes);
+      out_host[i] = direct ? outputs[i] : run.pinned_out[i];
+      (direct ? timings_.direct_bytes : timings_.staged_bytes) += bytes;
+    }
+    if (run.staged.exec != nullptr) {
+      Graph* graph = &run.staged;
+      if (in_host != run.staged.in || out_host != run.staged.out) {
+        // Captured again only when the caller's memory moves (the arena is
+        // reallocated after a resize).
+        if (in_host != run.direct.in || out_host != run.direct.out) {
+          DestroyGraph(run.direct);
+          RELITE_RETURN_IF_ERROR(Capture(run, in_host, out_host, &run.direct));
+        }
+        graph = &run.direct;
+      }
+      RELITE_CU(api_.cuGraphLaunch(graph->exec, stream_), "cuGraphLaunch");
       RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
     } else {
-      RELITE_RETURN_IF_ERROR(QueueRun(run, profiling_));
+      RELITE_RETURN_IF_ERROR(QueueRun(run, in_host, out_host, profiling_));
       RELITE_RETURN_IF_ERROR(Finish());
     }
-    for (size_t i = 0; i < run.plan.outputs.size(); ++i) std::memcpy(outputs[i], run.pinned_out[i], run.plan.outputs[i].bytes);
+    for (size_t i = 0; i < run.plan.outputs.size(); ++i) {
+      if (out_host[i] != outputs[i]) std::memcpy(outputs[i], run.pinned_out[i], run.plan.outputs[i].bytes);
+    }
     return Status::Ok();
   }
 
@@ -405,16 +443,58 @@ class CudaBackend final : public Backend {
     std::vector<Slot> slots;    // argument values
     std::vector<void*> params;  // &slots[i], as cuLaunchKernel takes them
   };
+  // A run captured with the copies' host sides at `in` and `out`.
+  struct Graph {
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::vector<void*> in, out;
+  };
   struct RunState {
     RunPlan plan;
     std::vector<void*> pinned_in, pinned_out;
-    CUgraph graph = nullptr;
-    CUgraphExec exec = nullptr;
+    Graph staged;  // through pinned_in / pinned_out
+    Graph direct;  // from and to the caller's page-locked memory, once seen
   };
 
+  void DestroyGraph(Graph& g) {
+    if (g.exec != nullptr) api_.cuGraphExecDestroy(g.exec);
+    if (g.graph != nullptr) api_.cuGraphDestroy(g.graph);
+    g = Graph();
+  }
+
+  Status Capture(const RunState& run, const std::vector<void*>& in, const std::vector<void*>& out, Graph* g) {
+    RELITE_CU(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    RELITE_CU(api_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    Status queued = QueueRun(run, in, out, /*profile=*/false);
+    CUgraph graph = nullptr;
+    const CUresult ended = api_.cuStreamEndCapture(stream_, &graph);
+    if (!queued.ok()) {
+      if (graph != nullptr) api_.cuGraphDestroy(graph);
+      return queued.WithContext("capturing the CUDA graph");
+    }
+    if (ended != CUDA_SUCCESS) return CuError(api_, "cuStreamEndCapture", ended);
+    CUgraphExec exec = nullptr;
+    if (const CUresult err = api_.cuGraphInstantiateWithFlags(&exec, graph, 0); err != CUDA_SUCCESS) {
+      api_.cuGraphDestroy(graph);
+      return CuError(api_, fmt::format("cuGraphInstantiate of {} launches", run.plan.launches.size()), err);
+    }
+    *g = {graph, exec, in, out};
+    return Status::Ok();
+  }
+
+  // Whether [p, p + bytes) lies in one block of AllocateHost.
+  bool IsHostMemory(const void* p, size_t bytes) const {
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(host_mutex_);
+    auto it = host_blocks_.upper_bound(at);
+    if (it == host_blocks_.begin()) return false;
+    --it;
+    return at >= it->first && at - it->first <= it->second && bytes <= it->second - (at - it->first);
+  }
+
   void DestroyRun(RunState& run) {
-    if (run.exec != nullptr) api_.cuGraphExecDestroy(run.exec);
-    if (run.graph != nullptr) api_.cuGraphDestroy(run.graph);
+    DestroyGraph(run.staged);
+    DestroyGraph(run.direct);
     for (void* p : run.pinned_in) {
       if (p != nullptr) api_.cuMemFreeHost(p);
     }
@@ -424,18 +504,18 @@ class CudaBackend final : public Backend {
     run = RunState();
   }
 
-  Status QueueRun(const RunState& run, bool profile) {
+  Status QueueRun(const RunState& run, const std::vector<void*>& in, const std::vector<void*>& out, bool profile) {
     for (size_t i = 0; i < run.plan.inputs.size(); ++i) {
       const RunPlan::Copy& c = run.plan.inputs[i];
       if (c.bytes == 0) continue;
-      RELITE_CU(api_.cuMemcpyHtoDAsync(buffers_.at(static_cast<size_t>(c.buffer)).ptr, run.pinned_in[i], c.bytes, stream_),
+      RELITE_CU(api_.cuMemcpyHtoDAsync(buffers_.at(static_cast<size_t>(c.buffer)).ptr, in[i], c.bytes, stream_),
                 "cuMemcpyHtoDAsync of a partition input");
     }
     for (int l : run.plan.launches) RELITE_RETURN_IF_ERROR(EnqueueLaunch(l, profile));
     for (size_t i = 0; i < run.plan.outputs.size(); ++i) {
       const RunPlan::Copy& c = run.plan.outputs[i];
       if (c.bytes == 0) continue;
-      RELITE_CU(api_.cuMemcpyDtoHAsync(run.pinned_out[i], buffers_.at(static_cast<size_t>(c.buffer)).ptr, c.bytes, stream_),
+      RELITE_CU(api_.cuMemcpyDtoHAsync(out[i], buffers_.at(static_cast<size_t>(c.buffer)).ptr, c.bytes, stream_),
                 "cuMemcpyDtoHAsync of a partition output");
     }
     return Status::Ok();
@@ -538,6 +618,10 @@ class CudaBackend final : public Backend {
   bool profiling_ = false;
   bool tuning_ = false;
   BackendTimings timings_;
+  // Blocks of AllocateHost by address (the interpreter may free one from
+  // another thread than Run's).
+  mutable std::mutex host_mutex_;
+  std::map<uintptr_t, size_t> host_blocks_;
   KernelProfile profile_;
   std::vector<Pending> pending_;
   std::vector<CUevent> event_pool_;
