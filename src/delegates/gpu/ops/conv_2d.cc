@@ -309,6 +309,18 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
     BARRIER();
   }
 #endif
+  // Output pixel M_ of slice SO_ holds V_: a split's partial sum (BIAS_ is
+  // not evaluated), or the finished value with the bias and the epilogue.
+#if SPLITS > 1
+#define STORE_TILE_OUTPUT(M_, SO_, V_, BIAS_) STOREF4(partial, (split * dstS + (SO_)) * M + (M_), (V_))
+#else
+#define STORE_TILE_OUTPUT(M_, SO_, V_, BIAS_)                                        \
+  {                                                                                  \
+    int n = (M_) / plane_out, r = (M_) - n * plane_out;                              \
+    int o = (n * dstS + (SO_)) * plane_out + r;                                      \
+    STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT((V_) + (BIAS_), (SO_)), o)));            \
+  }
+#endif
 #if TILED_MMA
   // Lanes t and t ^ 1 swap halves so that each holds one pixel's 4 channels
   // of a slice: even t row g, odd t row g + 8, slice (wn + 8j) / 4 + t / 2.
@@ -321,13 +333,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
       int m = m0 + wm + i * 16 + lane_g + odd * 8;
       int so = so0 + (wn + j * 8) / 4 + lane_t / 2;
       if (m >= M || so >= dstS) continue;
-#if SPLITS > 1
-      STOREF4(partial, (split * dstS + so) * M + m, v);
-#else
-      int n = m / plane_out, r = m - n * plane_out;
-      int o = (n * dstS + so) * plane_out + r;
-      STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(v + LOAD_BIAS(bias, so), so), o)));
-#endif
+      STORE_TILE_OUTPUT(m, so, v, LOAD_BIAS(bias, so));
     }
   }
 #else
@@ -340,13 +346,7 @@ KERNEL void conv_2d_tiled(GLOBAL const STORAGE* src, GLOBAL const STORAGE* weigh
     for (int i = 0; i < TP; ++i) {
       int m = m0 + tx + i * WG_M;
       if (m >= M) break;
-#if SPLITS > 1
-      STOREF4(partial, (split * dstS + so) * M + m, acc[j][i]);
-#else
-      int n = m / plane_out, r = m - n * plane_out;
-      int o = (n * dstS + so) * plane_out + r;
-      STORE4(dst, o, ACT(ADD_RESIDUAL(REQUANT(acc[j][i] + b, so), o)));
-#endif
+      STORE_TILE_OUTPUT(m, so, acc[j][i], b);
     }
   }
 #endif
