@@ -41,6 +41,7 @@ namespace relite::gpu::cuda {
   X(cuModuleGetFunction, "cuModuleGetFunction")                \
   X(cuFuncGetAttribute, "cuFuncGetAttribute")                  \
   X(cuLaunchKernel, "cuLaunchKernel")                          \
+  X(cuLaunchKernelEx, "cuLaunchKernelEx")                      \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")           \
   X(cuStreamEndCapture, "cuStreamEndCapture")                  \
   X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags") \

@@ -42,6 +42,41 @@ std::string CudaLaunchDefines(const KernelLaunch& launch, Precision precision) {
   return defines;
 }
 
+// Programmatic dependent launch on sm_90+ (RELITE_CUDA_PDL=0 turns it off):
+// every kernel starts by waiting for the grid before it
+// (griddepcontrol.wait; a no-op without a dependency), and the launches of a
+// run after its first are queued with programmatic stream serialization, so
+// a kernel's launch overlaps the end of the one before. The trigger stays
+// implicit (the grid before releases it as its blocks exit): an explicit
+// trigger at the start placed the next grid's blocks early and unevenly and
+// slowed the large models (docs/PERFORMANCE.md, sessions 19 and 22).
+bool PdlRequested() {
+  const char* e = std::getenv("RELITE_CUDA_PDL");
+  return !(e != nullptr && std::string(e) == "0");
+}
+
+// The launch's source, with the grid wait as the first statement of its
+// entry's body where PdlRequested(); *waits says whether it has it (only such
+// a kernel may be launched with programmatic serialization).
+std::string KernelSource(const KernelLaunch& launch, bool* waits = nullptr) {
+  if (waits != nullptr) *waits = false;
+  if (!PdlRequested()) return launch.source;
+  const std::string& s = launch.source;
+  const size_t name = s.find("KERNEL void " + launch.entry + "(");
+  if (name == std::string::npos) return s;
+  int depth = 0;
+  size_t i = s.find('(', name);
+  for (; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth == 0) break;
+  }
+  const size_t brace = s.find('{', i);
+  if (brace == std::string::npos) return s;
+  if (waits != nullptr) *waits = true;
+  return s.substr(0, brace + 1) + "\n#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n" +
+         s.substr(brace + 1);
+}
+
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -166,6 +201,9 @@ class CudaBackend final : public Backend {
     Current current(*this);
     RELITE_CU(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     profiling_ = GpuProfilingRequested();
+    int major = 0;
+    api_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_);
+    pdl_ = PdlRequested() && major >= 9;
     for (auto [attr, d] : {std::pair{CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0}, {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1},
                            {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 2}}) {
       int v = 0;
@@ -239,7 +277,9 @@ class CudaBackend final : public Backend {
   StatusOr<int> CreateLaunch(const KernelLaunch& launch, const std::vector<BoundArg>& args, CacheEntry* cache) override {
     Current current(*this);
     std::string defines = CudaLaunchDefines(launch, precision_);
-    std::string key = defines + '\x01' + launch.source;
+    bool waits = false;
+    const std::string source = KernelSource(launch, &waits);
+    std::string key = defines + '\x01' + source;
     const std::string program_name = "cuda-cubin:" + ShortHash(key);
     auto it = modules_.find(key);
     if (it == modules_.end()) {
@@ -256,7 +296,7 @@ class CudaBackend final : public Backend {
       if (module == nullptr) {
         const auto start = std::chrono::steady_clock::now();
         RELITE_ASSIGN_OR_RETURN(std::string cubin,
-                                Compile(nvrtc_, defines + kCudaPrelude + launch.source, launch.entry, arch_, info_.name));
+                                Compile(nvrtc_, defines + kCudaPrelude + source, launch.entry, arch_, info_.name));
         RELITE_CU(api_.cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData of kernel '" + launch.entry + "'");
         timings_.compile_ms += MsSince(start);
         ++timings_.programs_compiled;
@@ -266,6 +306,7 @@ class CudaBackend final : public Backend {
     }
     Launch l;
     l.name = fmt::format("{} [{}x{}x{}]", launch.entry, launch.global[0], launch.global[1], launch.global[2]);
+    l.grid_wait = waits;
     RELITE_CU(api_.cuModuleGetFunction(&l.function, it->second, launch.entry.c_str()), "cuModuleGetFunction " + launch.entry);
     l.slots.resize(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
@@ -307,7 +348,7 @@ class CudaBackend final : public Backend {
 
   Status Enqueue(int launch) override {
     Current current(*this);
-    return EnqueueLaunch(launch, profiling_);
+    return EnqueueLaunch(launch, profiling_, /*after_kernel=*/false);
   }
 
   Status Finish() override {
@@ -442,6 +483,7 @@ class CudaBackend final : public Backend {
     LaunchGeometry geometry;
     std::vector<Slot> slots;    // argument values
     std::vector<void*> params;  // &slots[i], as cuLaunchKernel takes them
+    bool grid_wait = false;     // its program begins with griddepcontrol.wait
   };
   // A run captured with the copies' host sides at `in` and `out`.
   struct Graph {
@@ -511,7 +553,9 @@ class CudaBackend final : public Backend {
       RELITE_CU(api_.cuMemcpyHtoDAsync(buffers_.at(static_cast<size_t>(c.buffer)).ptr, in[i], c.bytes, stream_),
                 "cuMemcpyHtoDAsync of a partition input");
     }
-    for (int l : run.plan.launches) RELITE_RETURN_IF_ERROR(EnqueueLaunch(l, profile));
+    for (size_t k = 0; k < run.plan.launches.size(); ++k) {
+      RELITE_RETURN_IF_ERROR(EnqueueLaunch(run.plan.launches[k], profile, /*after_kernel=*/k > 0));
+    }
     for (size_t i = 0; i < run.plan.outputs.size(); ++i) {
       const RunPlan::Copy& c = run.plan.outputs[i];
       if (c.bytes == 0) continue;
@@ -521,7 +565,7 @@ class CudaBackend final : public Backend {
     return Status::Ok();
   }
 
-  Status EnqueueLaunch(int launch, bool profile) {
+  Status EnqueueLaunch(int launch, bool profile, bool after_kernel) {
     Launch& l = launches_.at(static_cast<size_t>(launch));
     CUevent begin = nullptr, end = nullptr;
     if (profile) {
@@ -530,10 +574,28 @@ class CudaBackend final : public Backend {
       api_.cuEventRecord(begin, stream_);
     }
     const LaunchGeometry& g = l.geometry;
-    const CUresult err = api_.cuLaunchKernel(
-        l.function, static_cast<unsigned>(g.global[0] / g.local[0]), static_cast<unsigned>(g.global[1] / g.local[1]),
-        static_cast<unsigned>(g.global[2] / g.local[2]), static_cast<unsigned>(g.local[0]), static_cast<unsigned>(g.local[1]),
-        static_cast<unsigned>(g.local[2]), 0, stream_, l.params.data(), nullptr);
+    CUresult err = CUDA_SUCCESS;
+    if (pdl_ && l.grid_wait && after_kernel && !profile) {
+      CUlaunchAttribute attr = {};
+      attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attr.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config = {};
+      config.gridDimX = static_cast<unsigned>(g.global[0] / g.local[0]);
+      config.gridDimY = static_cast<unsigned>(g.global[1] / g.local[1]);
+      config.gridDimZ = static_cast<unsigned>(g.global[2] / g.local[2]);
+      config.blockDimX = static_cast<unsigned>(g.local[0]);
+      config.blockDimY = static_cast<unsigned>(g.local[1]);
+      config.blockDimZ = static_cast<unsigned>(g.local[2]);
+      config.hStream = stream_;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      err = api_.cuLaunchKernelEx(&config, l.function, l.params.data(), nullptr);
+    } else {
+      err = api_.cuLaunchKernel(l.function, static_cast<unsigned>(g.global[0] / g.local[0]),
+                                static_cast<unsigned>(g.global[1] / g.local[1]), static_cast<unsigned>(g.global[2] / g.local[2]),
+                                static_cast<unsigned>(g.local[0]), static_cast<unsigned>(g.local[1]),
+                                static_cast<unsigned>(g.local[2]), 0, stream_, l.params.data(), nullptr);
+    }
     if (err != CUDA_SUCCESS) return CuError(api_, "cuLaunchKernel " + l.name, err);
     if (profile) {
       api_.cuEventRecord(end, stream_);
@@ -618,6 +680,7 @@ class CudaBackend final : public Backend {
   bool profiling_ = false;
   bool tuning_ = false;
   BackendTimings timings_;
+  bool pdl_ = false;  // PdlRequested() on sm_90+
   // Blocks of AllocateHost by address (the interpreter may free one from
   // another thread than Run's).
   mutable std::mutex host_mutex_;
@@ -635,7 +698,7 @@ bool CudaBackendBuilt() { return true; }
 Status NvrtcStatus() { return LoadNvrtcApi().status(); }
 
 std::string CudaProgramText(const KernelLaunch& launch, Precision precision) {
-  return CudaLaunchDefines(launch, precision) + kCudaPrelude + launch.source;
+  return CudaLaunchDefines(launch, precision) + kCudaPrelude + KernelSource(launch);
 }
 
 StatusOr<std::string> CompileCudaProgram(const KernelLaunch& launch, Precision precision, const std::string& arch) {
