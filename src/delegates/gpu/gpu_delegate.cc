@@ -13,6 +13,7 @@
 #include "src/delegates/gpu/cuda/cuda_backend.h"
 #include "src/delegates/gpu/gpu_delegate_internal.h"
 #include "src/delegates/gpu/gpu_partition.h"
+#include "src/delegates/gpu/ops/layout.h"
 #include "src/delegates/gpu/ops/op_builder.h"
 
 namespace relite {
@@ -99,7 +100,12 @@ class GpuDelegate final : public Delegate {
     }
     const int adds = gpu::FuseResidualAdds(graph, partition, nodes);
     const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
-    int kernels = static_cast<int>(partition.outputs.size());
+    int kernels = 0;
+    for (int t : partition.outputs) {  // a conversion each, unless its GPU buffer already holds the model's bytes
+      const Tensor& x = graph.tensor(t);
+      StatusOr<gpu::GpuShape> shape = gpu::ToGpuShape(x.shape);
+      kernels += shape.ok() && gpu::GpuLayoutIsModelLayout(*shape, x.type, x.quant, backend_->precision()) ? 0 : 1;
+    }
     std::set<int> reads;
     for (const gpu::PartitionNode& n : nodes) {
       kernels += static_cast<int>(n.program.launches.size());
@@ -111,6 +117,7 @@ class GpuDelegate final : public Delegate {
     env.warn = [this](const std::string& w) { Warn(w); };
     env.progress = options_.tuning_progress;
     env.upload_ms = upload_ms_;
+    env.expected_launches = kernels;
     auto kernel = gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes), std::move(env));
     if (kernel.ok()) {
       stats_.partitions += 1;

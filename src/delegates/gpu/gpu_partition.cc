@@ -103,7 +103,7 @@ class GpuPartitionKernel final : public Kernel {
  private:
   struct Boundary {
     int slot;
-    int staging;
+    int staging;   // the backend buffer copied from or to (an output's GPU buffer where no conversion is needed)
     size_t bytes;  // the model tensor's, which Prepare checked
   };
 
@@ -176,14 +176,25 @@ class GpuPartitionKernel final : public Kernel {
       }
       for (const KernelLaunch& l : p.launches) sequence.push_back({l, static_cast<int>(k)});
     }
+    std::vector<size_t> direct_outputs;  // into boundary_outputs_: read from the tensor's own buffer
     for (size_t i = 0; i < outputs_.size(); ++i) {
       const int t = outputs_[i];
       const Value& v = values.at(tensor_key(t));
       const size_t bytes = static_cast<size_t>(NumElements(output_shapes_[i])) * DataTypeSize(output_types_[i]);
+      if (GpuLayoutIsModelLayout(v.shape, output_types_[i], graph_tensor_quant_.at(t), backend_->precision())) {
+        direct_outputs.push_back(boundary_outputs_.size());
+        boundary_outputs_.push_back({static_cast<int>(i), -1, bytes});  // its buffer, once planned
+        continue;
+      }
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
       boundary_outputs_.push_back({static_cast<int>(i), staging, bytes});
       sequence.push_back({FromGpuLayout(v.shape, graph_tensor_quant_.at(t), output_types_[i], KernelArg::Tensor(t),
                                         KernelArg::Staging(staging)), -1});
+    }
+
+    if (env_.expected_launches >= 0 && static_cast<int>(sequence.size()) != env_.expected_launches) {
+      return InternalError(fmt::format("GPU partition {}: {} launches, but the delegate counted {}", partition_id_,
+                                       sequence.size(), env_.expected_launches));
     }
 
     // Lifetimes, then buffers: values whose lifetimes do not overlap share one.
@@ -219,6 +230,11 @@ class GpuPartitionKernel final : public Kernel {
     }
     for (size_t r = 0; r < planned.size(); ++r) {
       values.at(planned[r]).buffer = plan_buffers[static_cast<size_t>(plan.buffer_of[r])];
+    }
+    for (size_t k : direct_outputs) {
+      Boundary& out = boundary_outputs_[k];
+      out.staging = values.at(tensor_key(outputs_[static_cast<size_t>(out.slot)])).buffer;
+      if (out.staging < 0) return InternalError(fmt::format("GPU partition {}: output {} has no GPU buffer", partition_id_, outputs_[static_cast<size_t>(out.slot)]));
     }
     gpu_bytes_ = plan.total_bytes();
 

@@ -31,6 +31,9 @@ struct PartitionEnv {
   std::function<void(const std::string&)> warn;           // once-per-message warnings
   std::function<void(int done, int total)> progress;      // while launches are tuned
   std::shared_ptr<double> upload_ms;                      // weight upload time, summed
+  // The launches per Invoke the delegate counted for its statistics (< 0:
+  // none); the build checks that it queues exactly these many.
+  int expected_launches = -1;
 };
 
 StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,

@@ -18,11 +18,11 @@ namespace {
 
 constexpr int32_t kAdd = 0, kRelu = 19, kSqrt = 75, kMul = 18, kRelu6 = 21, kLogistic = 14;
 
-// A chain of [1,4,4,6] ops: each entry is (op code, second operand constant?).
-std::vector<uint8_t> Chain(const std::vector<int32_t>& ops) {
+// A chain of `shape` ops (default [1,4,4,6]): each entry is (op code, second
+// operand constant?); the constants have as many values as the last dimension.
+std::vector<uint8_t> Chain(const std::vector<int32_t>& ops, const Shape& shape = {1, 4, 4, 6}) {
   testing::GraphBuilder g;
   std::map<int32_t, int> codes;
-  const Shape shape{1, 4, 4, 6};
   const int in = g.AddTensor(DataType::kFloat32, shape);
   int x = in;
   for (int32_t op : ops) {
@@ -30,7 +30,9 @@ std::vector<uint8_t> Chain(const std::vector<int32_t>& ops) {
     if (it == codes.end()) it = codes.emplace(op, g.AddOpCode(op)).first;
     const int out = g.AddTensor(DataType::kFloat32, shape);
     if (op == kAdd || op == kMul) {
-      const int c = g.AddTensor(DataType::kFloat32, {6}, g.AddBufferOf(std::vector<float>{0.5f, 1.f, 1.5f, 2.f, 2.5f, 3.f}));
+      std::vector<float> values(static_cast<size_t>(shape.back()));
+      for (size_t k = 0; k < values.size(); ++k) values[k] = 0.5f * static_cast<float>(k % 6 + 1);
+      const int c = g.AddTensor(DataType::kFloat32, {shape.back()}, g.AddBufferOf(values));
       g.AddOp(it->second, {x, c}, {out});
     } else {
       g.AddOp(it->second, {x}, {out});
@@ -180,6 +182,37 @@ TEST(GpuDelegateTest, ResizingAnInputAfterDelegationIsAnErrorNotACrash) {
   Status s = (*interp)->AllocateTensors();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("the partition was built for [1,4,4,6]"), std::string::npos) << s.ToString();
+}
+
+// An output whose GPU buffer already holds the model's bytes (float32 in fp32,
+// one pixel per batch item as a classifier's [1,1001], or exactly 4
+// channels) is copied out with no conversion launch; any other keeps one.
+TEST(GpuDelegateTest, OutputsInTheModelsLayoutNeedNoConversionLaunch) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  struct Case {
+    Shape shape;
+    bool direct;
+  };
+  for (const Case& c : {Case{{1, 1001}, true}, Case{{1, 3, 5, 4}, true}, Case{{2, 8}, true}, Case{{1, 1, 1, 7}, true},
+                        Case{{2, 7}, false}, Case{{1, 3, 5, 6}, false}, Case{{1, 9, 1}, false}}) {
+    for (GpuPrecision precision : {GpuPrecision::kFp32, GpuPrecision::kFp16}) {
+      GpuDelegateOptions options;
+      options.precision = precision;
+      auto gpu = CreateGpuDelegate(options);
+      ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+      const auto model = Chain({kAdd, kLogistic}, c.shape);
+      auto r = testing::RunCpuAndGpu(model, gpu->get(), -2.f, 2.f);
+      const bool fp32 = precision == GpuPrecision::kFp32;
+      const std::string what = ShapeToString(c.shape) + (fp32 ? " fp32" : " fp16");
+      EXPECT_EQ(r.partitions, 1) << what << r.report;
+      // input conversion, ADD, LOGISTIC, and the output conversion unless direct
+      EXPECT_EQ(GetGpuDelegateStats(**gpu).kernels, c.direct && fp32 ? 3 : 4) << what;
+      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
+                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
+          << what;
+    }
+  }
 }
 
 // On CUDA the interpreter's tensor arena is page-locked memory of the

@@ -74,6 +74,14 @@ KernelLaunch ToGpuLayout(const GpuShape& shape, const Quantization& quant, DataT
   return l;
 }
 
+bool GpuLayoutIsModelLayout(const GpuShape& shape, DataType type, const Quantization& quant, Precision precision) {
+  if (precision != Precision::kFp32 || type != DataType::kFloat32 || quant.IsQuantized()) return false;
+  // Element (b, y, x, c) is at ((b * S + c / 4) * H + y) * W + x float4s, lane
+  // c % 4; in BHWC at ((b * H + y) * W + x) * C + c floats.
+  if (shape.c == 4) return true;
+  return shape.h == 1 && shape.w == 1 && (shape.b == 1 || shape.c % 4 == 0);
+}
+
 KernelLaunch FromGpuLayout(const GpuShape& shape, const Quantization& quant, DataType type, KernelArg src, KernelArg dst) {
   KernelLaunch l;
   l.entry = "from_gpu_layout";

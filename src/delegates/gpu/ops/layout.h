@@ -14,4 +14,12 @@ namespace relite::gpu {
 KernelLaunch ToGpuLayout(const GpuShape& shape, const Quantization& quant, DataType type, KernelArg src, KernelArg dst);
 KernelLaunch FromGpuLayout(const GpuShape& shape, const Quantization& quant, DataType type, KernelArg src, KernelArg dst);
 
+// Whether the first bytes of a GPU tensor of `shape` are the model tensor's
+// BHWC bytes already: float32 storage (fp32 precision) of a float32 tensor,
+// and channels that follow each other across slices (one pixel per batch
+// item, e.g. a classifier's [1,1001], with one batch item or whole slices;
+// or exactly 4 channels). A boundary output of that kind is copied from its
+// GPU buffer with no conversion launch.
+bool GpuLayoutIsModelLayout(const GpuShape& shape, DataType type, const Quantization& quant, Precision precision);
+
 }  // namespace relite::gpu
