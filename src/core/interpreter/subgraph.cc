@@ -961,11 +961,11 @@ Status Subgraph::PlanMemory() {
   }
   if (plan.arena_bytes > arena_capacity_) {
     arena_ = nullptr;  // the old one goes before its replacement is asked for
+    arena_capacity_ = 0;
     for (Delegate* d : arena_providers_) {
       if ((arena_ = d->AllocateTensorArena(plan.arena_bytes)) == nullptr) continue;
       if (reinterpret_cast<uintptr_t>(arena_.get()) % kArenaAlignment != 0) {
         arena_ = nullptr;
-        arena_capacity_ = 0;
         return InternalError(fmt::format("{}: delegate '{}' gave tensor arena memory not aligned to {} bytes", model_.name(),
                                          d->name(), kArenaAlignment));
       }

@@ -233,8 +233,9 @@ class GpuPartitionKernel final : public Kernel {
     }
     for (size_t k : direct_outputs) {
       Boundary& out = boundary_outputs_[k];
-      out.staging = values.at(tensor_key(outputs_[static_cast<size_t>(out.slot)])).buffer;
-      if (out.staging < 0) return InternalError(fmt::format("GPU partition {}: output {} has no GPU buffer", partition_id_, outputs_[static_cast<size_t>(out.slot)]));
+      const int t = outputs_[static_cast<size_t>(out.slot)];
+      out.staging = values.at(tensor_key(t)).buffer;
+      if (out.staging < 0) return InternalError(fmt::format("GPU partition {}: output tensor {} has no GPU buffer", partition_id_, t));
     }
     gpu_bytes_ = plan.total_bytes();
 
