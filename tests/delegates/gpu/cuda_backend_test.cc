@@ -167,6 +167,37 @@ TEST(CudaBackend, WithoutAGpuCudaIsUnavailableWithItsReasonAndAutoFallsBack) {
   }
 }
 
+// Programmatic dependent launch: the entry's first statement waits for the
+// grid before it (the other kernel of the program is left alone), unless
+// RELITE_CUDA_PDL=0.
+TEST(CudaBackend, EntryBeginsWithTheGridWaitUnlessTurnedOff) {
+  gpu::KernelLaunch launch;
+  launch.entry = "scale";
+  launch.source =
+      "KERNEL void helper(GLOBAL float* a) { a[0] = 0.f; }\n"
+      "KERNEL void scale(GLOBAL float* a, int n EXTRA_ARGS) {\n  if (GLOBAL_ID(0) < n) a[GLOBAL_ID(0)] *= 2.f;\n}\n";
+  const std::string wait = "asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");";
+  const char* was = std::getenv("RELITE_CUDA_PDL");
+  const std::string saved = was != nullptr ? was : "";
+  unsetenv("RELITE_CUDA_PDL");
+  const std::string on = gpu::cuda::CudaProgramText(launch, gpu::Precision::kFp32);
+  const size_t body = on.find("KERNEL void scale(");
+  ASSERT_NE(body, std::string::npos);
+  const size_t brace = on.find('{', on.find(')', body));
+  const std::string first = "\n#if __CUDA_ARCH__ >= 900\n  " + wait + "\n#endif\n";
+  EXPECT_EQ(on.compare(brace + 1, first.size(), first), 0) << "the wait opens the entry's body:\n" << on;
+  EXPECT_EQ(on.find(wait, on.find(wait) + 1), std::string::npos) << "only the entry waits";
+  EXPECT_LT(on.find("KERNEL void helper(GLOBAL float* a) { a[0] = 0.f; }"), body) << "the helper is unchanged";
+  setenv("RELITE_CUDA_PDL", "0", 1);
+  const std::string off = gpu::cuda::CudaProgramText(launch, gpu::Precision::kFp32);
+  if (was != nullptr) {
+    setenv("RELITE_CUDA_PDL", saved.c_str(), 1);
+  } else {
+    unsetenv("RELITE_CUDA_PDL");
+  }
+  EXPECT_EQ(off.find("griddepcontrol"), std::string::npos) << off;
+}
+
 TEST(CudaBackend, BackendNamesParse) {
   GpuBackend b = GpuBackend::kAuto;
   EXPECT_TRUE(ParseGpuBackend("cuda", &b));
