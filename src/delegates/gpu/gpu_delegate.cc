@@ -100,10 +100,13 @@ class GpuDelegate final : public Delegate {
     }
     const int adds = gpu::FuseResidualAdds(graph, partition, nodes);
     const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
+    std::map<int, int> output_sources;
+    const int reshapes = gpu::FoldAliasNodes(partition, nodes, output_sources);
     int kernels = 0;
     for (int t : partition.outputs) {  // a conversion each, unless its GPU buffer already holds the model's bytes
       const Tensor& x = graph.tensor(t);
-      StatusOr<gpu::GpuShape> shape = gpu::ToGpuShape(x.shape);
+      auto src = output_sources.find(t);
+      StatusOr<gpu::GpuShape> shape = gpu::ToGpuShape(src == output_sources.end() ? x.shape : graph.tensor(src->second).shape);
       kernels += shape.ok() && gpu::GpuLayoutIsModelLayout(*shape, x.type, x.quant, backend_->precision()) ? 0 : 1;
     }
     std::set<int> reads;
@@ -118,6 +121,7 @@ class GpuDelegate final : public Delegate {
     env.progress = options_.tuning_progress;
     env.upload_ms = upload_ms_;
     env.expected_launches = kernels;
+    env.output_sources = std::move(output_sources);
     auto kernel = gpu::CreateGpuPartitionKernel(backend_, graph, partition, std::move(nodes), std::move(env));
     if (kernel.ok()) {
       stats_.partitions += 1;
@@ -125,6 +129,7 @@ class GpuDelegate final : public Delegate {
       stats_.kernels += kernels;
       stats_.folded_clamps += clamps;
       stats_.folded_adds += adds;
+      stats_.folded_reshapes += reshapes;
     }
     return kernel;
   }

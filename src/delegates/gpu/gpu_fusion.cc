@@ -124,4 +124,40 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   return fused;
 }
 
+int FoldAliasNodes(const DelegatePartition& partition, std::vector<PartitionNode>& nodes,
+                   std::map<int, int>& output_sources) {
+  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  const std::set<int> inputs(partition.inputs.begin(), partition.inputs.end());
+  std::map<int, int> source;  // renamed tensor -> the tensor holding its bytes
+  auto resolve = [&](int t) {
+    auto it = source.find(t);
+    return it == source.end() ? t : it->second;
+  };
+  int folded = 0;
+  for (PartitionNode& n : nodes) {
+    NodeProgram& p = n.program;
+    // Reads of tensors renamed before this node go to their sources.
+    for (int& t : p.reads) t = resolve(t);
+    for (KernelLaunch& l : p.launches) {
+      for (KernelArg& a : l.args) {
+        if (a.kind == KernelArg::Kind::kTensor) a.id = resolve(a.id);
+      }
+    }
+    if (p.alias_input < 0) continue;
+    const int from = resolve(p.alias_input);
+    if (p.writes.size() != 1 || p.reads.size() != 1 || p.reads[0] != from) continue;
+    const int to = p.writes[0];
+    // The boundary would have nothing to convert from on the GPU.
+    if (outputs.count(to) && inputs.count(from)) continue;
+    source[to] = from;
+    p = NodeProgram();
+    ++folded;
+  }
+  for (int t : partition.outputs) {
+    if (source.count(t)) output_sources[t] = source.at(t);
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return folded;
+}
+
 }  // namespace relite::gpu

@@ -3,6 +3,7 @@
 // count) and keeps the partition's results exactly what they were.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "relite/delegate.h"
@@ -25,5 +26,14 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
 // apply an epilogue) into the launch producing their input when that tensor
 // is used by nothing else; returns the nodes folded away.
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
+// Drops the nodes that only rename a tensor (NodeProgram::alias_input: a
+// RESHAPE that keeps the GPU layout): later launches read the renamed
+// tensor's source instead. A partition output made that way is recorded in
+// `output_sources` (output -> the tensor holding its GPU bytes), read from
+// there at the boundary; one whose source is a partition input keeps its
+// node. Runs after the other passes. Returns the nodes dropped.
+int FoldAliasNodes(const DelegatePartition& partition, std::vector<PartitionNode>& nodes,
+                   std::map<int, int>& output_sources);
 
 }  // namespace relite::gpu

@@ -42,6 +42,8 @@ class GpuPartitionKernel final : public Kernel {
       graph_tensor_quant_[t] = graph.tensor(t).quant;
       output_shapes_.push_back(graph.tensor(t).shape);
       output_types_.push_back(graph.tensor(t).type);
+      auto s = env_.output_sources.find(t);
+      output_gpu_tensors_.push_back(s == env_.output_sources.end() ? t : s->second);
     }
     for (const PartitionNode& n : nodes_) {
       for (int t : n.program.reads) tensor_shapes_[t] = graph.tensor(t).shape;
@@ -179,7 +181,12 @@ class GpuPartitionKernel final : public Kernel {
     std::vector<size_t> direct_outputs;  // into boundary_outputs_: read from the tensor's own buffer
     for (size_t i = 0; i < outputs_.size(); ++i) {
       const int t = outputs_[i];
-      const Value& v = values.at(tensor_key(t));
+      const int src = output_gpu_tensors_[i];  // t, or the tensor a folded RESHAPE renamed
+      auto found = values.find(tensor_key(src));
+      if (found == values.end()) {
+        return InternalError(fmt::format("GPU partition {}: output tensor {} is not computed on the GPU", partition_id_, t));
+      }
+      const Value& v = found->second;
       const size_t bytes = static_cast<size_t>(NumElements(output_shapes_[i])) * DataTypeSize(output_types_[i]);
       if (GpuLayoutIsModelLayout(v.shape, output_types_[i], graph_tensor_quant_.at(t), backend_->precision())) {
         direct_outputs.push_back(boundary_outputs_.size());
@@ -188,7 +195,7 @@ class GpuPartitionKernel final : public Kernel {
       }
       RELITE_ASSIGN_OR_RETURN(int staging, NewBuffer(bytes));
       boundary_outputs_.push_back({static_cast<int>(i), staging, bytes});
-      sequence.push_back({FromGpuLayout(v.shape, graph_tensor_quant_.at(t), output_types_[i], KernelArg::Tensor(t),
+      sequence.push_back({FromGpuLayout(v.shape, graph_tensor_quant_.at(t), output_types_[i], KernelArg::Tensor(src),
                                         KernelArg::Staging(staging)), -1});
     }
 
@@ -209,7 +216,7 @@ class GpuPartitionKernel final : public Kernel {
         v.last = static_cast<int>(step);
       }
     }
-    for (int t : outputs_) values.at(tensor_key(t)).last = static_cast<int>(sequence.size());
+    for (int t : output_gpu_tensors_) values.at(tensor_key(t)).last = static_cast<int>(sequence.size());
     std::vector<std::pair<int, int>> planned;  // keys, in request order
     std::vector<BufferRequest> requests;
     for (auto& [key, v] : values) {
@@ -233,7 +240,7 @@ class GpuPartitionKernel final : public Kernel {
     }
     for (size_t k : direct_outputs) {
       Boundary& out = boundary_outputs_[k];
-      const int t = outputs_[static_cast<size_t>(out.slot)];
+      const int t = output_gpu_tensors_[static_cast<size_t>(out.slot)];
       out.staging = values.at(tensor_key(t)).buffer;
       if (out.staging < 0) return InternalError(fmt::format("GPU partition {}: output tensor {} has no GPU buffer", partition_id_, t));
     }
@@ -312,6 +319,7 @@ class GpuPartitionKernel final : public Kernel {
   std::shared_ptr<Backend> backend_;
   int partition_id_;
   std::vector<int> inputs_, outputs_;
+  std::vector<int> output_gpu_tensors_;  // per output: the tensor whose GPU buffer holds it
   std::vector<Shape> input_shapes_, output_shapes_;
   std::vector<DataType> input_types_, output_types_;
   std::vector<bool> input_constant_;

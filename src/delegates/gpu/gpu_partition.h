@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct PartitionEnv {
   // The launches per Invoke the delegate counted for its statistics (< 0:
   // none); the build checks that it queues exactly these many.
   int expected_launches = -1;
+  // Partition outputs whose GPU bytes another tensor holds (FoldAliasNodes):
+  // output -> that tensor, converted or copied at the boundary in its place.
+  std::map<int, int> output_sources;
 };
 
 StatusOr<std::unique_ptr<Kernel>> CreateGpuPartitionKernel(std::shared_ptr<Backend> backend, const DelegateGraph& graph,

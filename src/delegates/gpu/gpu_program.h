@@ -168,6 +168,10 @@ struct NodeProgram {
   std::vector<int> reads;
   std::vector<int> writes;
   double cost = 1.0;  // estimated work (MACs or elements), for partition ranking
+  // >= 0: the node only renames this input (a RESHAPE between tensors of one
+  // GPU layout, type and grid): its one output's GPU bytes are the input's,
+  // so a pass may drop its launches and let its readers read the input.
+  int alias_input = -1;
 };
 
 }  // namespace relite::gpu

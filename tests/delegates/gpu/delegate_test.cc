@@ -215,6 +215,65 @@ TEST(GpuDelegateTest, OutputsInTheModelsLayoutNeedNoConversionLaunch) {
   }
 }
 
+// A RESHAPE that keeps the batch and the channels and only regroups pixels
+// leaves the GPU bytes where they are: its readers (and the boundary, for an
+// output) read its input, with no launch. One that moves channels, or whose
+// input is a partition input and output a partition output, keeps its remap.
+TEST(GpuDelegateTest, ReshapesThatKeepTheGpuLayoutAreReadInPlace) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  ModelWriter w;
+  auto constant = [&](int n, const char* name) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) v[static_cast<size_t>(k)] = 0.25f * static_cast<float>(k % 5) - 0.5f;
+    return w.AddConstantOf<float>({n}, name, v);
+  };
+  auto reshape = [&](int in, const Shape& to, const char* name) {
+    const int out = w.AddTensor(DataType::kFloat32, to, name);
+    w.AddOp(BuiltinOp::kReshape, {in}, {out}, writer::ReshapeOptions{std::vector<int32_t>(to.begin(), to.end())});
+    return out;
+  };
+  const int x = w.AddTensor(DataType::kFloat32, {1, 6, 5, 8}, "x");
+  const int y = w.AddTensor(DataType::kFloat32, {1, 1, 1, 12}, "y");
+  const int z = w.AddTensor(DataType::kFloat32, {1, 4, 4, 8}, "z");
+  const int a = w.AddTensor(DataType::kFloat32, {1, 6, 5, 8}, "a");
+  w.AddOp(BuiltinOp::kAdd, {x, constant(8, "c8")}, {a}, writer::ArithmeticOptions{});
+  const int r1 = reshape(a, {1, 30, 8}, "r1");         // in place, an output: converted from a
+  const int r2 = reshape(a, {1, 6, 40}, "r2");         // channels change: a remap
+  const int r3 = reshape(r1, {1, 2, 15, 8}, "r3");     // in place, of one in place
+  const int l = w.AddTensor(DataType::kFloat32, {1, 2, 15, 8}, "l");
+  w.AddOp(BuiltinOp::kLogistic, {r3}, {l});
+  const int b = w.AddTensor(DataType::kFloat32, {1, 1, 1, 12}, "b");
+  w.AddOp(BuiltinOp::kAdd, {y, constant(12, "c12")}, {b}, writer::ArithmeticOptions{});
+  const int s = reshape(b, {1, 12}, "s");              // a classifier's [1,1,1,N] -> [1,N]: in place
+  const int sm = w.AddTensor(DataType::kFloat32, {1, 12}, "sm");
+  w.AddOp(BuiltinOp::kSoftmax, {s}, {sm}, writer::SoftmaxOptions{});
+  const int zr = reshape(z, {1, 16, 8}, "zr");         // partition input to output: a remap
+  w.SetInputs({x, y, z});
+  w.SetOutputs({r1, r2, l, sm, zr});
+  auto bytes = w.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  for (GpuPrecision precision : {GpuPrecision::kFp32, GpuPrecision::kFp16}) {
+    GpuDelegateOptions options;
+    options.precision = precision;
+    auto gpu = CreateGpuDelegate(options);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    auto r = testing::RunCpuAndGpu(*bytes, gpu->get(), -2.f, 2.f);
+    const bool fp32 = precision == GpuPrecision::kFp32;
+    EXPECT_EQ(r.partitions, 3) << r.report;  // one per input's connected nodes
+    const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
+    EXPECT_EQ(stats.folded_reshapes, 3);
+    // 3 input conversions; ADD + a's conversion (for r1); r2's remap and
+    // conversion; LOGISTIC and its conversion; ADD, SOFTMAX (its [1,12] read
+    // straight from its buffer in fp32); zr's remap and conversion.
+    EXPECT_EQ(stats.kernels, fp32 ? 13 : 14);
+    ASSERT_EQ(r.gpu.size(), 5u);
+    EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
+                     : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
+        << (fp32 ? "fp32" : "fp16");
+  }
+}
+
 // On CUDA the interpreter's tensor arena is page-locked memory of the
 // delegate, and each Invoke transfers the partition's input and output
 // straight from and to it; with pinned_tensor_arena off (and on OpenCL) they

@@ -72,6 +72,9 @@ class OpBuilder {
   int AddTemp(const GpuShape& shape, bool fp32 = false);
   void Launch(KernelLaunch launch) { program_.launches.push_back(std::move(launch)); }
   void SetCost(double cost) { program_.cost = cost; }
+  // The node's output holds exactly the GPU bytes of tensor `in` (see
+  // NodeProgram::alias_input); its launches stay for where it cannot fold.
+  void SetAliasInput(int in) { program_.alias_input = in; }
 
   // Gives every quantized tensor the program writes its fake quant, in the
   // ACT of each launch that stores it (none can then leave the grid);

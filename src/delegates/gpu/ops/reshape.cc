@@ -38,7 +38,16 @@ Status EmitReshape(OpBuilder& b) {
   }
   Remap m;
   m.walk = si;
-  return EmitRemap(b, in, out, m);
+  RELITE_RETURN_IF_ERROR(EmitRemap(b, in, out, m));
+  // The GPU layout orders a batch item's elements by slice, then row-major
+  // pixel: a reshape that keeps the batch and the channels and only
+  // regroups the pixels (e.g. [1,48,48,16] -> [1,2304,16], or
+  // [1,1,1,1001] -> [1,1001]) leaves every byte where it was.
+  const Tensor& ti = b.tensor(in);
+  const Tensor& to = b.tensor(out);
+  const bool same_values = ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point;
+  if (same_values && si.b == so.b && si.c == so.c && int64_t{si.h} * si.w == int64_t{so.h} * so.w) b.SetAliasInput(in);
+  return Status::Ok();
 }
 
 }  // namespace relite::gpu
