@@ -128,6 +128,7 @@ struct GpuDelegateStats {
   int folded_clamps = 0;  // RELU-style nodes folded into their producer
   int folded_adds = 0;    // ADD nodes folded into the convolution producing an operand
   int folded_reshapes = 0;  // RESHAPE nodes that keep the GPU layout: their readers read the input
+  int folded_pads = 0;      // channel PADs of a folded ADD's operand: read as zeros past the input
   // Initialisation, in parts (ms): the OpenCL context, programs compiled
   // from source, programs loaded from cached binaries, work-group tuning,
   // weight upload.

@@ -99,6 +99,7 @@ class GpuDelegate final : public Delegate {
       nodes.push_back({partition.nodes[i], std::move(plan->program)});
     }
     const int adds = gpu::FuseResidualAdds(graph, partition, nodes);
+    const int pads = gpu::FoldResidualPads(partition, nodes);
     const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
     std::map<int, int> output_sources;
     const int reshapes = gpu::FoldAliasNodes(partition, nodes, output_sources);
@@ -130,6 +131,7 @@ class GpuDelegate final : public Delegate {
       stats_.folded_clamps += clamps;
       stats_.folded_adds += adds;
       stats_.folded_reshapes += reshapes;
+      stats_.folded_pads += pads;
     }
     return kernel;
   }

@@ -124,6 +124,37 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   return fused;
 }
 
+int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> readers, pad_node;  // tensor -> reading nodes; PAD output -> its node
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const NodeProgram& p = nodes[k].program;
+    for (int t : p.reads) ++readers[t];
+    if (p.channel_pad_of >= 0 && p.writes.size() == 1 && p.reads.size() == 1 && p.reads[0] == p.channel_pad_of) {
+      pad_node[p.writes[0]] = static_cast<int>(k);
+    }
+  }
+  int folded = 0;
+  for (PartitionNode& n : nodes) {
+    if (n.program.launches.empty()) continue;
+    KernelLaunch& l = n.program.launches.back();
+    if (!l.residual || l.residual_elements >= 0 || l.args.empty() || l.args.back().kind != KernelArg::Kind::kTensor) continue;
+    const int r = l.args.back().id;
+    auto pad = pad_node.find(r);
+    if (pad == pad_node.end() || outputs.count(r) || readers[r] != 1) continue;
+    NodeProgram& q = nodes[static_cast<size_t>(pad->second)].program;
+    if (q.launches.empty()) continue;  // folded already
+    const int src = q.channel_pad_of;
+    l.args.back() = KernelArg::Tensor(src);
+    l.residual_elements = q.channel_pad_elements4;
+    std::replace(n.program.reads.begin(), n.program.reads.end(), r, src);
+    q = NodeProgram();
+    ++folded;
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return folded;
+}
+
 int FoldAliasNodes(const DelegatePartition& partition, std::vector<PartitionNode>& nodes,
                    std::map<int, int>& output_sources) {
   const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());

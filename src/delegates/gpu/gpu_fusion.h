@@ -27,6 +27,12 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
 // is used by nothing else; returns the nodes folded away.
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
 
+// Where a folded residual is a channel PAD's output (NodeProgram::
+// channel_pad_of) read by nothing else, the launch reads the PAD's input and
+// zeros past it, and the PAD node goes. Runs after FuseResidualAdds; returns
+// the nodes folded away.
+int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
 // Drops the nodes that only rename a tensor (NodeProgram::alias_input: a
 // RESHAPE that keeps the GPU layout): later launches read the renamed
 // tensor's source instead. A partition output made that way is recorded in

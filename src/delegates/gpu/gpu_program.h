@@ -136,6 +136,9 @@ struct KernelLaunch {
   // qadd(v, residual[i]) instead of a float sum.
   IntegerAdd integer_add;
   IntegerAdd residual_add;
+  // >= 0 with `residual`: the residual tensor holds this many float4
+  // elements and reads past them are zeros (a channel PAD folded away).
+  int64_t residual_elements = -1;
   // The launch stores ACT(its input) and nothing else (RELU-style clamps,
   // QUANTIZE, DEQUANTIZE): a producer can take its clamp and fake quants.
   bool pure_epilogue = false;
@@ -172,6 +175,11 @@ struct NodeProgram {
   // GPU layout, type and grid): its one output's GPU bytes are the input's,
   // so a pass may drop its launches and let its readers read the input.
   int alias_input = -1;
+  // >= 0: the node's one output is this input with zero channels appended
+  // (a PAD of the channels only; batch 1, whole input slices): a folded
+  // residual read can take the input and read zeros past its elements.
+  int channel_pad_of = -1;
+  int64_t channel_pad_elements4 = 0;  // that input's float4 elements
 };
 
 }  // namespace relite::gpu

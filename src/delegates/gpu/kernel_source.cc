@@ -31,16 +31,21 @@ std::string LaunchDefines(const KernelLaunch& launch, Precision precision) {
     act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
   }
   defines += "#define ACT(v) " + WrapFakeQuants(act, launch.fake_quant) + "\n";
+  // A folded channel PAD: reads past the residual tensor's elements are zeros.
+  const std::string residual_load =
+      launch.residual_elements >= 0
+          ? fmt::format("((i) < {} ? LOAD4(residual, (i)) : F4(0.f))", launch.residual_elements)
+          : std::string("LOAD4(residual, (i))");
   if (!launch.residual) {
     defines += "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
   } else if (launch.residual_add.enabled) {
     defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
                IntegerAddCall(launch.residual_add, WrapFakeQuants("(v)", launch.pre_residual_fake_quant),
-                              "LOAD4(residual, (i))") +
+                              residual_load) +
                ")\n";
   } else {
     defines += "#define EXTRA_ARGS , GLOBAL const STORAGE* residual\n#define ADD_RESIDUAL(v, i) (" +
-               WrapFakeQuants("(v)", launch.pre_residual_fake_quant) + " + LOAD4(residual, (i)))\n";
+               WrapFakeQuants("(v)", launch.pre_residual_fake_quant) + " + " + residual_load + ")\n";
   }
   return defines;
 }

@@ -215,6 +215,53 @@ TEST(GpuDelegateTest, OutputsInTheModelsLayoutNeedNoConversionLaunch) {
   }
 }
 
+// A residual branch widened by a PAD of its channels (BlazeFace's blocks):
+// the convolution that took the ADD reads the PAD's input and zeros past
+// it, and the PAD goes, where the input's channels fill whole slices of one
+// image and nothing else reads the padded tensor.
+TEST(GpuDelegateTest, ChannelPadsOfAResidualAreReadAsZeros) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  struct Case {
+    int batch, in_c;
+    bool pad_is_output;  // a second use: the PAD stays
+    bool folds;
+  };
+  for (const Case& c : {Case{1, 8, false, true}, Case{1, 12, false, true}, Case{1, 6, false, false}, Case{2, 8, false, false},
+                        Case{1, 8, true, false}}) {
+    constexpr int kOut = 16;
+    ModelWriter w;
+    const Shape in_shape{c.batch, 5, 6, c.in_c}, out_shape{c.batch, 5, 6, kOut};
+    std::vector<float> wv(static_cast<size_t>(kOut * c.in_c));
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(static_cast<int>(i * 37 % 11) - 5) / 10.f;
+    const int x = w.AddTensor(DataType::kFloat32, in_shape, "x");
+    const int filter = w.AddConstantOf<float>({kOut, 1, 1, c.in_c}, "filter", wv);
+    const int bias = w.AddConstantOf<float>({kOut}, "bias", std::vector<float>(kOut, 0.125f));
+    const int paddings = w.AddConstantOf<int32_t>({4, 2}, "paddings", {0, 0, 0, 0, 0, 0, 0, kOut - c.in_c});
+    const int conv = w.AddTensor(DataType::kFloat32, out_shape, "conv");
+    const int padded = w.AddTensor(DataType::kFloat32, out_shape, "padded");
+    const int y = w.AddTensor(DataType::kFloat32, out_shape, "y");
+    w.AddOp(BuiltinOp::kPad, {x, paddings}, {padded});
+    w.AddOp(BuiltinOp::kConv2D, {x, filter, bias}, {conv}, writer::Conv2DOptions{});
+    w.AddOp(BuiltinOp::kAdd, {conv, padded}, {y}, writer::ArithmeticOptions{writer::Activation::kRelu});
+    w.SetInputs({x});
+    w.SetOutputs(c.pad_is_output ? std::vector<int>{y, padded} : std::vector<int>{y});
+    auto bytes = w.Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto gpu = CreateGpuDelegate({});
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    const std::string what = ShapeToString(in_shape) + (c.pad_is_output ? " (padded is an output)" : "");
+    auto r = testing::RunCpuAndGpu(*bytes, gpu->get(), -2.f, 2.f);
+    const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
+    EXPECT_EQ(r.partitions, 1) << what << r.report;
+    EXPECT_EQ(stats.folded_adds, 1) << what;
+    EXPECT_EQ(stats.folded_pads, c.folds ? 1 : 0) << what;
+    // input conversion, [PAD], CONV_2D (+ ADD), output conversion(s)
+    EXPECT_EQ(stats.kernels, (c.folds ? 3 : 4) + (c.pad_is_output ? 1 : 0)) << what;
+    EXPECT_TRUE(testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)) << what;
+  }
+}
+
 // A RESHAPE that keeps the batch and the channels and only regroups pixels
 // leaves the GPU bytes where they are: its readers (and the boundary, for an
 // output) read its input, with no launch. One that moves channels, or whose

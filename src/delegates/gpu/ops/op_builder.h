@@ -75,6 +75,11 @@ class OpBuilder {
   // The node's output holds exactly the GPU bytes of tensor `in` (see
   // NodeProgram::alias_input); its launches stay for where it cannot fold.
   void SetAliasInput(int in) { program_.alias_input = in; }
+  // The node's output is `in` with zero channels appended (NodeProgram::channel_pad_of).
+  void SetChannelPadOf(int in, int64_t elements4) {
+    program_.channel_pad_of = in;
+    program_.channel_pad_elements4 = elements4;
+  }
 
   // Gives every quantized tensor the program writes its fake quant, in the
   // ACT of each launch that stores it (none can then leave the grid);

@@ -45,7 +45,19 @@ Status EmitPadCommon(OpBuilder& b, bool has_value_input) {
     m.begin[static_cast<size_t>(GpuAxis(rank, d))] = static_cast<int32_t>(-before);
   }
   m.walk = so;
-  return EmitRemap(b, in, out, m);
+  RELITE_RETURN_IF_ERROR(EmitRemap(b, in, out, m));
+  // Zeros appended to the channels of one image whose channels fill whole
+  // slices: in the GPU layout the output is the input followed by zeros (a
+  // residual branch widened to its block's channels, as in BlazeFace).
+  bool channels_only = rank == 4 && in_shape[0] == 1 && in_shape[3] % 4 == 0 && m.fill == 0.f && pads[6] == 0;
+  for (int k = 0; k < 6; ++k) channels_only = channels_only && pads[static_cast<size_t>(k)] == 0;
+  const Tensor& ti = b.tensor(in);
+  const Tensor& to = b.tensor(out);
+  if (channels_only && ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point) {
+    RELITE_ASSIGN_OR_RETURN(GpuShape si, b.Shape(in));
+    b.SetChannelPadOf(in, si.elements4());
+  }
+  return Status::Ok();
 }
 
 }  // namespace relite::gpu
