@@ -100,6 +100,7 @@ class GpuDelegate final : public Delegate {
     }
     const int adds = gpu::FuseResidualAdds(graph, partition, nodes);
     const int pads = gpu::FoldResidualPads(partition, nodes);
+    const int pools = gpu::FoldResidualPools(partition, nodes);
     const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
     std::map<int, int> output_sources;
     const int reshapes = gpu::FoldAliasNodes(partition, nodes, output_sources);
@@ -132,6 +133,7 @@ class GpuDelegate final : public Delegate {
       stats_.folded_adds += adds;
       stats_.folded_reshapes += reshapes;
       stats_.folded_pads += pads;
+      stats_.folded_pools += pools;
     }
     return kernel;
   }

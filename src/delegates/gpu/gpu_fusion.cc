@@ -155,6 +155,38 @@ int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNo
   return folded;
 }
 
+int FoldResidualPools(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> readers, pool_node;  // tensor -> reading nodes; pool output -> its node
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const NodeProgram& p = nodes[k].program;
+    for (int t : p.reads) ++readers[t];
+    if (p.max_pool_2x2_of >= 0 && p.writes.size() == 1 && p.reads.size() == 1 && p.reads[0] == p.max_pool_2x2_of) {
+      pool_node[p.writes[0]] = static_cast<int>(k);
+    }
+  }
+  int folded = 0;
+  for (PartitionNode& n : nodes) {
+    if (n.program.launches.empty()) continue;
+    KernelLaunch& l = n.program.launches.back();
+    if (!l.residual || l.residual_pool_in_h > 0 || l.args.empty() || l.args.back().kind != KernelArg::Kind::kTensor) continue;
+    const int r = l.args.back().id;
+    auto pool = pool_node.find(r);
+    if (pool == pool_node.end() || outputs.count(r) || readers[r] != 1) continue;
+    NodeProgram& q = nodes[static_cast<size_t>(pool->second)].program;
+    if (q.launches.empty()) continue;
+    const int src = q.max_pool_2x2_of;
+    l.args.back() = KernelArg::Tensor(src);
+    l.residual_pool_in_h = q.max_pool_in_h;
+    l.residual_pool_in_w = q.max_pool_in_w;
+    std::replace(n.program.reads.begin(), n.program.reads.end(), r, src);
+    q = NodeProgram();
+    ++folded;
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return folded;
+}
+
 int FoldAliasNodes(const DelegatePartition& partition, std::vector<PartitionNode>& nodes,
                    std::map<int, int>& output_sources) {
   const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());

@@ -33,6 +33,13 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
 // the nodes folded away.
 int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
 
+// Where a folded residual is a 2x2, stride 2 MAX_POOL_2D's output
+// (NodeProgram::max_pool_2x2_of) read by nothing else, the launch takes the
+// maxima from the pool's input itself and the pool node goes. Runs after
+// FoldResidualPads (a pooled and padded residual folds both); returns the
+// nodes folded away.
+int FoldResidualPools(const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
 // Drops the nodes that only rename a tensor (NodeProgram::alias_input: a
 // RESHAPE that keeps the GPU layout): later launches read the renamed
 // tensor's source instead. A partition output made that way is recorded in

@@ -139,6 +139,10 @@ struct KernelLaunch {
   // >= 0 with `residual`: the residual tensor holds this many float4
   // elements and reads past them are zeros (a channel PAD folded away).
   int64_t residual_elements = -1;
+  // > 0 with `residual`: the residual tensor is the input of a 2x2, stride 2
+  // MAX_POOL_2D of this height and width (folded away); element i of the
+  // pooled tensor is the maximum of its four cells.
+  int32_t residual_pool_in_h = 0, residual_pool_in_w = 0;
   // The launch stores ACT(its input) and nothing else (RELU-style clamps,
   // QUANTIZE, DEQUANTIZE): a producer can take its clamp and fake quants.
   bool pure_epilogue = false;
@@ -180,6 +184,11 @@ struct NodeProgram {
   // residual read can take the input and read zeros past its elements.
   int channel_pad_of = -1;
   int64_t channel_pad_elements4 = 0;  // that input's float4 elements
+  // >= 0: the node's one output is the 2x2, stride 2 maximum of this input
+  // (one image of exactly twice the output's height and width, no clamp): a
+  // folded residual read can take the maximum of the four cells itself.
+  int max_pool_2x2_of = -1;
+  int32_t max_pool_in_h = 0, max_pool_in_w = 0;  // that input's
 };
 
 }  // namespace relite::gpu

@@ -31,11 +31,23 @@ std::string LaunchDefines(const KernelLaunch& launch, Precision precision) {
     act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
   }
   defines += "#define ACT(v) " + WrapFakeQuants(act, launch.fake_quant) + "\n";
+  // A folded MAX_POOL_2D (2x2, stride 2): element i of the pooled tensor
+  // (slice s, row y, column x of an h/2 x w/2 plane) is the maximum of its
+  // four cells in the h x w input.
+  std::string residual_load = "LOAD4(residual, (i))";
+  if (launch.residual_pool_in_h > 0) {
+    const int h = launch.residual_pool_in_h, w = launch.residual_pool_in_w;
+    const int oh = h / 2, ow = w / 2;
+    const std::string at = fmt::format("(((i) / {}) * {} + (((i) % {}) / {}) * {} + ((i) % {}) * 2)", oh * ow, h * w, oh * ow,
+                                       ow, 2 * w, ow);
+    residual_load = fmt::format(
+        "fmax(fmax(LOAD4(residual, {0}), LOAD4(residual, {0} + 1)), fmax(LOAD4(residual, {0} + {1}), LOAD4(residual, {0} + {2})))",
+        at, w, w + 1);
+  }
   // A folded channel PAD: reads past the residual tensor's elements are zeros.
-  const std::string residual_load =
-      launch.residual_elements >= 0
-          ? fmt::format("((i) < {} ? LOAD4(residual, (i)) : F4(0.f))", launch.residual_elements)
-          : std::string("LOAD4(residual, (i))");
+  if (launch.residual_elements >= 0) {
+    residual_load = fmt::format("((i) < {} ? {} : F4(0.f))", launch.residual_elements, residual_load);
+  }
   if (!launch.residual) {
     defines += "#define EXTRA_ARGS\n#define ADD_RESIDUAL(v, i) (v)\n";
   } else if (launch.residual_add.enabled) {

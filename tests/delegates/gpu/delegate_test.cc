@@ -262,6 +262,67 @@ TEST(GpuDelegateTest, ChannelPadsOfAResidualAreReadAsZeros) {
   }
 }
 
+// BlazeFace's downsampling blocks: the residual branch is a 2x2, stride 2
+// MAX_POOL_2D of the block input (channel-padded where the block widens).
+// The convolution that took the ADD takes each maximum from the pool's
+// input itself where the windows tile the image exactly.
+TEST(GpuDelegateTest, MaxPoolsOfAResidualAreTakenByTheReader) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  struct Case {
+    int h, w, in_c;
+    bool folds;  // the pool (the pad folds whenever there is one)
+  };
+  // 11 rows: SAME windows, the last one half outside: not folded.
+  for (const Case& c : {Case{10, 12, 8, true}, Case{10, 12, 16, true}, Case{4, 6, 12, true}, Case{11, 12, 8, false}}) {
+    for (GpuPrecision precision : {GpuPrecision::kFp32, GpuPrecision::kFp16}) {
+      constexpr int kOut = 16;
+      const int oh = (c.h + 1) / 2, ow = (c.w + 1) / 2;
+      ModelWriter w;
+      const Shape in_shape{1, c.h, c.w, c.in_c}, pooled_shape{1, oh, ow, c.in_c}, out_shape{1, oh, ow, kOut};
+      std::vector<float> wv(static_cast<size_t>(kOut * c.in_c));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(static_cast<int>(i * 37 % 11) - 5) / 10.f;
+      const int x = w.AddTensor(DataType::kFloat32, in_shape, "x");
+      const int filter = w.AddConstantOf<float>({kOut, 1, 1, c.in_c}, "filter", wv);
+      const int bias = w.AddConstantOf<float>({kOut}, "bias", std::vector<float>(kOut, 0.125f));
+      const int conv = w.AddTensor(DataType::kFloat32, out_shape, "conv");
+      const int pooled = w.AddTensor(DataType::kFloat32, pooled_shape, "pooled");
+      const int y = w.AddTensor(DataType::kFloat32, out_shape, "y");
+      const writer::Padding pool_padding = c.h % 2 ? writer::Padding::kSame : writer::Padding::kValid;
+      w.AddOp(BuiltinOp::kMaxPool2D, {x}, {pooled}, writer::Pool2DOptions{pool_padding, 2, 2, 2, 2});
+      int residual = pooled;
+      if (c.in_c < kOut) {
+        const int paddings = w.AddConstantOf<int32_t>({4, 2}, "paddings", {0, 0, 0, 0, 0, 0, 0, kOut - c.in_c});
+        residual = w.AddTensor(DataType::kFloat32, out_shape, "padded");
+        w.AddOp(BuiltinOp::kPad, {pooled, paddings}, {residual});
+      }
+      w.AddOp(BuiltinOp::kConv2D, {x, filter, bias}, {conv}, writer::Conv2DOptions{writer::Padding::kValid, 2, 2});
+      w.AddOp(BuiltinOp::kAdd, {conv, residual}, {y}, writer::ArithmeticOptions{writer::Activation::kRelu});
+      w.SetInputs({x});
+      w.SetOutputs({y});
+      auto bytes = w.Finish();
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      GpuDelegateOptions options;
+      options.precision = precision;
+      auto gpu = CreateGpuDelegate(options);
+      ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+      const bool fp32 = precision == GpuPrecision::kFp32;
+      const std::string what = ShapeToString(in_shape) + (fp32 ? " fp32" : " fp16");
+      auto r = testing::RunCpuAndGpu(*bytes, gpu->get(), -2.f, 2.f);
+      const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
+      EXPECT_EQ(r.partitions, 1) << what << r.report;
+      EXPECT_EQ(stats.folded_adds, 1) << what;
+      EXPECT_EQ(stats.folded_pads, c.in_c < kOut ? 1 : 0) << what;
+      EXPECT_EQ(stats.folded_pools, c.folds ? 1 : 0) << what;
+      // input conversion, [MAX_POOL_2D], CONV_2D (+ PAD + ADD), output conversion
+      EXPECT_EQ(stats.kernels, c.folds ? 3 : 4) << what;
+      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
+                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
+          << what;
+    }
+  }
+}
+
 // A RESHAPE that keeps the batch and the channels and only regroups pixels
 // leaves the GPU bytes where they are: its readers (and the boundary, for an
 // output) read its input, with no launch. One that moves channels, or whose

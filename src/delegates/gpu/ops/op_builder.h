@@ -76,6 +76,12 @@ class OpBuilder {
   // NodeProgram::alias_input); its launches stay for where it cannot fold.
   void SetAliasInput(int in) { program_.alias_input = in; }
   // The node's output is `in` with zero channels appended (NodeProgram::channel_pad_of).
+  // The node's output is the 2x2, stride 2 maximum of `in` (h x w cells).
+  void SetMaxPool2x2Of(int in, int32_t h, int32_t w) {
+    program_.max_pool_2x2_of = in;
+    program_.max_pool_in_h = h;
+    program_.max_pool_in_w = w;
+  }
   void SetChannelPadOf(int in, int64_t elements4) {
     program_.channel_pad_of = in;
     program_.channel_pad_elements4 = elements4;
