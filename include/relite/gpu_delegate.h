@@ -130,6 +130,7 @@ struct GpuDelegateStats {
   int folded_reshapes = 0;  // RESHAPE nodes that keep the GPU layout: their readers read the input
   int folded_pads = 0;      // channel PADs of a folded ADD's operand: read as zeros past the input
   int folded_pools = 0;     // 2x2 MAX_POOL_2Ds of a folded ADD's operand: maxima taken by the reader
+  int folded_unaries = 0;   // LOGISTIC, HARD_SWISH, TANH, EXP nodes applied by their producer
   // Initialisation, in parts (ms): the OpenCL context, programs compiled
   // from source, programs loaded from cached binaries, work-group tuning,
   // weight upload.

@@ -128,9 +128,10 @@ std::string DelegateBuildSummary(const Delegate& delegate) {
   const GpuDelegateStats s = GetGpuDelegateStats(delegate);
   if (s.partitions == 0) return "";
   std::string line = fmt::format(
-      "INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style, {} ADD, {} PAD and {} MAX_POOL_2D "
-      "nodes folded, {} RESHAPE nodes read in place)",
-      s.partitions, s.kernels, s.nodes, s.folded_clamps, s.folded_adds, s.folded_pads, s.folded_pools, s.folded_reshapes);
+      "INFO: GPU: {} partition(s), {} kernels per Invoke for {} nodes ({} RELU-style, {} other unary, {} ADD, {} PAD and {} "
+      "MAX_POOL_2D nodes folded, {} RESHAPE nodes read in place)",
+      s.partitions, s.kernels, s.nodes, s.folded_clamps, s.folded_unaries, s.folded_adds, s.folded_pads, s.folded_pools,
+      s.folded_reshapes);
   if (s.cache_enabled) {
     line += fmt::format("; kernel cache {} ({} programs loaded, {} compiled)", s.cache_hits > 0 ? "hit" : "miss",
                         s.programs_from_cache, s.programs_compiled);

@@ -102,6 +102,7 @@ class GpuDelegate final : public Delegate {
     const int pads = gpu::FoldResidualPads(partition, nodes);
     const int pools = gpu::FoldResidualPools(partition, nodes);
     const int clamps = gpu::FuseClampNodes(graph, partition, nodes);
+    const int unaries = gpu::FoldUnaryNodes(graph, partition, nodes);
     std::map<int, int> output_sources;
     const int reshapes = gpu::FoldAliasNodes(partition, nodes, output_sources);
     int kernels = 0;
@@ -134,6 +135,7 @@ class GpuDelegate final : public Delegate {
       stats_.folded_reshapes += reshapes;
       stats_.folded_pads += pads;
       stats_.folded_pools += pools;
+      stats_.folded_unaries += unaries;
     }
     return kernel;
   }

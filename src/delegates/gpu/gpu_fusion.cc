@@ -37,7 +37,8 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
       if (graph.tensor(t).shape != graph.tensor(out).shape || graph.tensor(other).shape != graph.tensor(out).shape) continue;
       const KernelLaunch& candidate = nodes[static_cast<size_t>(p)].program.launches.back();
       if (!candidate.residual_fusable || candidate.residual || candidate.fusable_output_arg < 0 ||
-          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max) || !candidate.pre_residual_fake_quant.empty()) {
+          !std::isinf(candidate.act_min) || !std::isinf(candidate.act_max) || !candidate.pre_residual_fake_quant.empty() ||
+          !candidate.post_op.empty()) {
         continue;
       }
       const KernelArg& o = candidate.args[static_cast<size_t>(candidate.fusable_output_arg)];
@@ -104,8 +105,11 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
         if (arg >= 0 && last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor &&
             last.args[static_cast<size_t>(arg)].id == in) {
           const int out = me.writes[0];
-          last.act_min = std::max(last.act_min, epi.act_min);
-          last.act_max = std::min(last.act_max, epi.act_max);
+          // After a folded unary function the clamp is that function's.
+          float& lo = last.post_op.empty() ? last.act_min : last.post_act_min;
+          float& hi = last.post_op.empty() ? last.act_max : last.post_act_max;
+          lo = std::max(lo, epi.act_min);
+          hi = std::min(hi, epi.act_max);
           for (const FakeQuant& q : epi.fake_quant) {
             if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
           }
@@ -122,6 +126,47 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   }
   std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
   return fused;
+}
+
+int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+  std::map<int, int> producer, readers;
+  for (const PartitionNode& n : nodes) {
+    for (int t : n.program.reads) ++readers[t];
+  }
+  int folded = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const NodeProgram& me = nodes[k].program;
+    if (me.launches.size() == 1 && !me.launches[0].unary_expr.empty() && me.launches[0].fake_quant.empty() &&
+        me.reads.size() == 1 && me.writes.size() == 1) {
+      const KernelLaunch& unary = me.launches[0];
+      const int in = me.reads[0], out = me.writes[0];
+      // Lanes past the channels hold zeros that f(0) need not keep: whole slices only.
+      StatusOr<GpuShape> shape = ToGpuShape(graph.tensor(in).shape);
+      auto p = producer.find(in);
+      if (shape.ok() && shape->c % 4 == 0 && p != producer.end() && !outputs.count(in) && readers[in] == 1) {
+        NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
+        KernelLaunch& last = prod.launches.back();
+        const int arg = last.fusable_output_arg;
+        if (arg >= 0 && (last.act_output_arg < 0 || last.act_output_arg == arg) &&
+            last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor && last.args[static_cast<size_t>(arg)].id == in &&
+            last.post_op.empty() && last.fake_quant.empty() && last.pre_residual_fake_quant.empty()) {
+          last.post_op = unary.unary_expr;
+          last.post_act_min = unary.act_min;
+          last.post_act_max = unary.act_max;
+          last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
+          std::replace(prod.writes.begin(), prod.writes.end(), in, out);
+          nodes[k].program = NodeProgram();
+          producer[out] = p->second;
+          ++folded;
+          continue;
+        }
+      }
+    }
+    for (int t : nodes[k].program.writes) producer[t] = static_cast<int>(k);
+  }
+  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
+  return folded;
 }
 
 int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {

@@ -27,6 +27,13 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
 // is used by nothing else; returns the nodes folded away.
 int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
 
+// Folds a unary node of `x` alone (KernelLaunch::unary_expr: LOGISTIC,
+// HARD_SWISH, TANH, EXP) of float tensors whose channels fill whole slices
+// into the launch producing its input, when nothing else reads that: ACT
+// applies it after the producer's clamp. Runs after FuseClampNodes; returns
+// the nodes folded away.
+int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes);
+
 // Where a folded residual is a channel PAD's output (NodeProgram::
 // channel_pad_of) read by nothing else, the launch reads the PAD's input and
 // zeros past it, and the PAD node goes. Runs after FuseResidualAdds; returns

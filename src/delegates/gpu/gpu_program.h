@@ -146,6 +146,14 @@ struct KernelLaunch {
   // The launch stores ACT(its input) and nothing else (RELU-style clamps,
   // QUANTIZE, DEQUANTIZE): a producer can take its clamp and fake quants.
   bool pure_epilogue = false;
+  // Non-empty: this launch is a unary function of `x` alone (LOGISTIC,
+  // HARD_SWISH, TANH, EXP) that its input's producer may apply instead.
+  std::string unary_expr;
+  // Non-empty: ACT applies this function of `x` (a folded unary node) to the
+  // clamped value, then clamps to post_act_min/max (that node's own clamp).
+  std::string post_op;
+  float post_act_min = -std::numeric_limits<float>::infinity();
+  float post_act_max = std::numeric_limits<float>::infinity();
 };
 
 // Read access to the partition's constant tensors when constants are filled

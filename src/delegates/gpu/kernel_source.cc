@@ -16,19 +16,24 @@ std::string WrapFakeQuants(std::string x, const std::vector<FakeQuant>& fqs) {
   return x;
 }
 
+// `x` clamped to [lo, hi] (either may be infinite: no bound).
+std::string Clamp(const std::string& x, float lo, float hi) {
+  const bool has_lo = !std::isinf(lo), has_hi = !std::isinf(hi);
+  if (has_lo && has_hi) return fmt::format("clamp({}, {}, {})", x, KernelFloatLiteral(lo), KernelFloatLiteral(hi));
+  if (has_lo) return fmt::format("fmax({}, {})", x, KernelFloatLiteral(lo));
+  if (has_hi) return fmt::format("fmin({}, {})", x, KernelFloatLiteral(hi));
+  return x;
+}
+
 }  // namespace
 
 std::string LaunchDefines(const KernelLaunch& launch, Precision precision) {
   std::string defines = fmt::format("#define RELITE_FP16 {}\n", precision == Precision::kFp16 ? 1 : 0);
   defines += launch.defines;
-  const bool lo = !std::isinf(launch.act_min), hi = !std::isinf(launch.act_max);
-  std::string act = "(v)";
-  if (lo && hi) {
-    act = fmt::format("clamp((v), {}, {})", KernelFloatLiteral(launch.act_min), KernelFloatLiteral(launch.act_max));
-  } else if (lo) {
-    act = fmt::format("fmax((v), {})", KernelFloatLiteral(launch.act_min));
-  } else if (hi) {
-    act = fmt::format("fmin((v), {})", KernelFloatLiteral(launch.act_max));
+  std::string act = Clamp("(v)", launch.act_min, launch.act_max);
+  if (!launch.post_op.empty()) {
+    defines += "#define POST_OP(x) (" + launch.post_op + ")\n";
+    act = Clamp("POST_OP(" + act + ")", launch.post_act_min, launch.post_act_max);
   }
   defines += "#define ACT(v) " + WrapFakeQuants(act, launch.fake_quant) + "\n";
   // A folded MAX_POOL_2D (2x2, stride 2): element i of the pooled tensor

@@ -323,6 +323,48 @@ TEST(GpuDelegateTest, MaxPoolsOfAResidualAreTakenByTheReader) {
   }
 }
 
+// A unary function of x alone (LOGISTIC, HARD_SWISH, TANH, EXP) runs in the
+// epilogue of the launch producing its input, after that launch's clamp and
+// before any clamp folded after it; not where lanes past the channels would
+// stop being zeros (channels not filling whole slices) or the input has
+// another reader.
+TEST(GpuDelegateTest, UnaryNodesFoldIntoTheirProducers) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  constexpr int32_t kHardSwish = 117, kTanh = 28, kExp = 47;
+  struct Case {
+    std::vector<int32_t> ops;
+    int channels;
+    int folded_unaries, folded_clamps, kernels;
+  };
+  const Case cases[] = {
+      {{kAdd, kLogistic}, 8, 1, 0, 3},               // in, ADD (+ LOGISTIC), out
+      {{kAdd, kRelu, kHardSwish, kRelu6}, 8, 1, 2, 3},  // clamp, then hard swish, then its clamp
+      {{kMul, kTanh, kExp}, 12, 1, 0, 4},              // one function per launch: EXP stays
+      {{kAdd, kLogistic}, 6, 0, 0, 4},                 // a partial slice: not folded
+  };
+  for (const Case& c : cases) {
+    for (GpuPrecision precision : {GpuPrecision::kFp32, GpuPrecision::kFp16}) {
+      GpuDelegateOptions options;
+      options.precision = precision;
+      auto gpu = CreateGpuDelegate(options);
+      ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+      const auto model = Chain(c.ops, {1, 3, 5, c.channels});
+      auto r = testing::RunCpuAndGpu(model, gpu->get(), -4.f, 4.f);
+      const bool fp32 = precision == GpuPrecision::kFp32;
+      const std::string what = std::to_string(c.ops.size()) + " ops, " + std::to_string(c.channels) + " channels" + (fp32 ? " fp32" : " fp16");
+      const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
+      EXPECT_EQ(r.partitions, 1) << what << r.report;
+      EXPECT_EQ(stats.folded_unaries, c.folded_unaries) << what;
+      EXPECT_EQ(stats.folded_clamps, c.folded_clamps) << what;
+      EXPECT_EQ(stats.kernels, c.kernels) << what;
+      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
+                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
+          << what;
+    }
+  }
+}
+
 // A RESHAPE that keeps the batch and the channels and only regroups pixels
 // leaves the GPU bytes where they are: its readers (and the boundary, for an
 // output) read its input, with no launch. One that moves channels, or whose

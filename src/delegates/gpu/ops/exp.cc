@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitExp(OpBuilder& b) { return EmitUnary(b, "exp(x)"); }
+Status EmitExp(OpBuilder& b) { return EmitFoldableUnary(b, "exp(x)"); }
 
 }  // namespace relite::gpu

@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitHardSwish(OpBuilder& b) { return EmitUnary(b, "x * clamp(x + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f)"); }
+Status EmitHardSwish(OpBuilder& b) { return EmitFoldableUnary(b, "x * clamp(x + 3.0f, 0.0f, 6.0f) * (1.0f / 6.0f)"); }
 
 }  // namespace relite::gpu

@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitLogistic(OpBuilder& b) { return EmitUnary(b, "1.0f / (1.0f + exp(-x))"); }
+Status EmitLogistic(OpBuilder& b) { return EmitFoldableUnary(b, "1.0f / (1.0f + exp(-x))"); }
 
 }  // namespace relite::gpu

@@ -4,6 +4,6 @@
 
 namespace relite::gpu {
 
-Status EmitTanh(OpBuilder& b) { return EmitUnary(b, "tanh(x)"); }
+Status EmitTanh(OpBuilder& b) { return EmitFoldableUnary(b, "tanh(x)"); }
 
 }  // namespace relite::gpu

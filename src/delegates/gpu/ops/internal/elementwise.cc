@@ -61,7 +61,20 @@ StatusOr<GpuShape> BroadcastOperand(const OpBuilder& b, int t, const Shape& out_
 
 }  // namespace
 
+namespace {
+Status EmitUnaryImpl(OpBuilder& b, const std::string& expr, float param, float lo, float hi, bool foldable);
+}  // namespace
+
 Status EmitUnary(OpBuilder& b, const std::string& expr, float param, float lo, float hi) {
+  return EmitUnaryImpl(b, expr, param, lo, hi, false);
+}
+
+Status EmitFoldableUnary(OpBuilder& b, const std::string& expr) {
+  return EmitUnaryImpl(b, expr, 0.f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(), true);
+}
+
+namespace {
+Status EmitUnaryImpl(OpBuilder& b, const std::string& expr, float param, float lo, float hi, bool foldable) {
   RELITE_ASSIGN_OR_RETURN(int in, b.Input(0));
   RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
   RELITE_RETURN_IF_ERROR(b.RequireFloat(in, "the input"));
@@ -80,10 +93,12 @@ Status EmitUnary(OpBuilder& b, const std::string& expr, float param, float lo, f
   l.act_max = hi;
   l.fusable_output_arg = 1;
   l.pure_epilogue = expr == "x";
+  if (foldable) l.unary_expr = expr;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(s.elements()));
   return Status::Ok();
 }
+}  // namespace
 
 namespace {
 Status EmitBinaryImpl(OpBuilder& b, const std::string& expr, bool fused_activation, DataType type, const IntegerAdd& integer_add);

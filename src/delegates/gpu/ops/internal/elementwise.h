@@ -12,6 +12,9 @@ namespace relite::gpu {
 // available to it as the float `p`. `lo`/`hi` clamp the result (ACT).
 Status EmitUnary(OpBuilder& b, const std::string& expr, float param = 0.f,
                  float lo = -std::numeric_limits<float>::infinity(), float hi = std::numeric_limits<float>::infinity());
+// A unary function of `x` alone (no `p`), e.g. LOGISTIC: as EmitUnary, and a
+// producer may apply it in its epilogue instead (FoldUnaryNodes).
+Status EmitFoldableUnary(OpBuilder& b, const std::string& expr);
 
 // `expr` is an expression of the float4s `a` and `b`. Inputs broadcast
 // against each other in every dimension; reads the node's fused activation
