@@ -76,6 +76,7 @@ TEST_P(GpuReduceTest, MeanMatchesCpu) {
       {{1, 7, 9, 5}, {1, 2}},    // global average pool
       {{2, 6, 5, 3}, {2, 1}},    // the same, batch 2, axes in any order
       {{1, 16, 12, 9}, {1, 2}},  // a longer reduction
+      {{1, 7, 7, 84}, {1, 2}},   // many slices: several work groups of the global-pool kernel
       {{1, 4, 5, 6}, {3}},       // channels: the partial slice's padding must not count
       {{2, 3, 4, 9}, {-1}},
       {{2, 3, 4, 5}, {0}},

@@ -151,6 +151,27 @@ KERNEL void pool_global_lanes(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, in
 
 }  // namespace
 
+bool GlobalPoolLanesFit(const GpuShape& in) { return in.h * in.w >= 2 * kPoolLanes; }
+
+void EmitGlobalPoolLanes(OpBuilder& b, int in, int out, const GpuShape& si, const GpuShape& so, bool average, float act_min,
+                         float act_max) {
+  const size_t bs = static_cast<size_t>(so.b) * static_cast<size_t>(so.slices());
+  KernelLaunch l;
+  l.entry = "pool_global_lanes";
+  l.source = kGlobalPoolLanesSource;
+  l.defines = fmt::format("#define AVERAGE {}\n#define LANES {}\n", average ? 1 : 0, kPoolLanes);
+  l.act_min = act_min;
+  l.act_max = act_max;
+  l.args = {b.Read(in), b.Write(out), KernelArg::Int(si.h * si.w), KernelArg::Int(static_cast<int32_t>(bs)),
+            KernelArg::Int(so.slices()), KernelArg::Int(so.c)};
+  // The lanes must be one work group's dimension 0: fix the local size.
+  l.global = {kPoolLanes, (bs + kPoolLanes - 1) / kPoolLanes * kPoolLanes, 1};
+  l.local = {kPoolLanes, kPoolLanes, 1};
+  l.fusable_output_arg = 1;
+  b.Launch(std::move(l));
+  b.SetCost(static_cast<double>(si.elements()));
+}
+
 Status EmitPool2D(OpBuilder& b, bool average) {
   RELITE_ASSIGN_OR_RETURN(int in, b.Input(0));
   RELITE_ASSIGN_OR_RETURN(int out, b.Output(0));
@@ -213,23 +234,9 @@ Status EmitPool2D(OpBuilder& b, bool average) {
     b.SetCost(static_cast<double>(si.elements()));
     return Status::Ok();
   }
-  if (covers && plane >= 2 * kPoolLanes && !(quantized && average)) {
-    const size_t bs = static_cast<size_t>(so.b) * static_cast<size_t>(so.slices());
-    KernelLaunch l;
-    l.entry = "pool_global_lanes";
-    l.source = kGlobalPoolLanesSource;
-    l.defines = fmt::format("#define AVERAGE {}\n#define LANES {}\n", average ? 1 : 0, kPoolLanes);
+  if (covers && GlobalPoolLanesFit(si) && !(quantized && average)) {
     const ActivationRange r = GetActivationRange(p.activation);
-    l.act_min = r.min;
-    l.act_max = r.max;
-    l.args = {b.Read(in), b.Write(out), KernelArg::Int(plane), KernelArg::Int(static_cast<int32_t>(bs)),
-              KernelArg::Int(so.slices()), KernelArg::Int(so.c)};
-    // The lanes must be one work group's dimension 0: fix the local size.
-    l.global = {kPoolLanes, (bs + kPoolLanes - 1) / kPoolLanes * kPoolLanes, 1};
-    l.local = {kPoolLanes, kPoolLanes, 1};
-    l.fusable_output_arg = 1;
-    b.Launch(std::move(l));
-    b.SetCost(static_cast<double>(si.elements()));
+    EmitGlobalPoolLanes(b, in, out, si, so, average, r.min, r.max);
     return Status::Ok();
   }
   KernelLaunch l;
