@@ -6,6 +6,18 @@
 #include <set>
 
 namespace relite::gpu {
+namespace {
+
+// A producer that took a clamp, a unary function or a residual no longer
+// stores a plain copy of its input: what its program said about that (a
+// layout-keeping RESHAPE, a channel PAD, a 2x2 maximum) stops holding.
+void OutputChanged(NodeProgram& p) {
+  p.alias_input = -1;
+  p.channel_pad_of = -1;
+  p.max_pool_2x2_of = -1;
+}
+
+}  // namespace
 
 int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
   constexpr int32_t kAdd = 0;
@@ -71,6 +83,7 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
       last.residual_add = add.enabled && side == 1 ? add.Swapped() : add;
       std::replace(prod.writes.begin(), prod.writes.end(), t, out);
       prod.reads.push_back(other);
+      OutputChanged(prod);
       nodes[k].program = NodeProgram();
       ++fused;
       break;
@@ -115,6 +128,7 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
           }
           last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
           std::replace(prod.writes.begin(), prod.writes.end(), in, out);
+          OutputChanged(prod);
           nodes[k].program = NodeProgram();
           producer[out] = p->second;
           ++fused;
@@ -156,6 +170,7 @@ int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partitio
           last.post_act_max = unary.act_max;
           last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
           std::replace(prod.writes.begin(), prod.writes.end(), in, out);
+          OutputChanged(prod);
           nodes[k].program = NodeProgram();
           producer[out] = p->second;
           ++folded;

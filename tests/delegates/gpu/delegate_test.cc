@@ -201,12 +201,12 @@ TEST(GpuDelegateTest, OutputsInTheModelsLayoutNeedNoConversionLaunch) {
       options.precision = precision;
       auto gpu = CreateGpuDelegate(options);
       ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
-      const auto model = Chain({kAdd, kLogistic}, c.shape);
+      const auto model = Chain({kAdd, kMul}, c.shape);  // two launches: MUL is not folded
       auto r = testing::RunCpuAndGpu(model, gpu->get(), -2.f, 2.f);
       const bool fp32 = precision == GpuPrecision::kFp32;
       const std::string what = ShapeToString(c.shape) + (fp32 ? " fp32" : " fp16");
       EXPECT_EQ(r.partitions, 1) << what << r.report;
-      // input conversion, ADD, LOGISTIC, and the output conversion unless direct
+      // input conversion, ADD, MUL, and the output conversion unless direct
       EXPECT_EQ(GetGpuDelegateStats(**gpu).kernels, c.direct && fp32 ? 3 : 4) << what;
       EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
                        : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
@@ -392,7 +392,7 @@ TEST(GpuDelegateTest, ReshapesThatKeepTheGpuLayoutAreReadInPlace) {
   const int r2 = reshape(a, {1, 6, 40}, "r2");         // channels change: a remap
   const int r3 = reshape(r1, {1, 2, 15, 8}, "r3");     // in place, of one in place
   const int l = w.AddTensor(DataType::kFloat32, {1, 2, 15, 8}, "l");
-  w.AddOp(BuiltinOp::kLogistic, {r3}, {l});
+  w.AddOp(BuiltinOp::kAdd, {r3, constant(8, "c8b")}, {l}, writer::ArithmeticOptions{});  // (a LOGISTIC would fold into r3's node)
   const int b = w.AddTensor(DataType::kFloat32, {1, 1, 1, 12}, "b");
   w.AddOp(BuiltinOp::kAdd, {y, constant(12, "c12")}, {b}, writer::ArithmeticOptions{});
   const int s = reshape(b, {1, 12}, "s");              // a classifier's [1,1,1,N] -> [1,N]: in place
@@ -414,13 +414,42 @@ TEST(GpuDelegateTest, ReshapesThatKeepTheGpuLayoutAreReadInPlace) {
     const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
     EXPECT_EQ(stats.folded_reshapes, 3);
     // 3 input conversions; ADD + a's conversion (for r1); r2's remap and
-    // conversion; LOGISTIC and its conversion; ADD, SOFTMAX (its [1,12] read
+    // conversion; ADD and its conversion; ADD, SOFTMAX (its [1,12] read
     // straight from its buffer in fp32); zr's remap and conversion.
     EXPECT_EQ(stats.kernels, fp32 ? 13 : 14);
     ASSERT_EQ(r.gpu.size(), 5u);
     EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
                      : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
         << (fp32 ? "fp32" : "fp16");
+  }
+}
+
+// A layout-keeping RESHAPE whose launch took a LOGISTIC (or a clamp) no
+// longer copies its input: it keeps its launch, and the result is the
+// function's, not the reshaped input's.
+TEST(GpuDelegateTest, AReshapeThatTookAnEpilogueKeepsItsLaunch) {
+  RELITE_GPU_DELEGATE_OR_SKIP(shared, GpuPrecision::kFp32);
+  (void)shared;
+  for (BuiltinOp op : {BuiltinOp::kLogistic, BuiltinOp::kRelu}) {
+    ModelWriter w;
+    const int x = w.AddTensor(DataType::kFloat32, {1, 4, 6, 8}, "x");
+    const int a = w.AddTensor(DataType::kFloat32, {1, 4, 6, 8}, "a");
+    const int r = w.AddTensor(DataType::kFloat32, {1, 24, 8}, "r");
+    const int y = w.AddTensor(DataType::kFloat32, {1, 24, 8}, "y");
+    w.AddOp(BuiltinOp::kAdd, {x, w.AddConstantOf<float>({8}, "c", std::vector<float>(8, 0.5f))}, {a}, writer::ArithmeticOptions{});
+    w.AddOp(BuiltinOp::kReshape, {a}, {r}, writer::ReshapeOptions{{1, 24, 8}});
+    w.AddOp(op, {r}, {y});
+    w.SetInputs({x});
+    w.SetOutputs({y});
+    auto bytes = w.Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto gpu = CreateGpuDelegate({});
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    auto r_ = testing::RunCpuAndGpu(*bytes, gpu->get(), -2.f, 2.f);
+    const GpuDelegateStats stats = GetGpuDelegateStats(**gpu);
+    EXPECT_EQ(stats.folded_reshapes, 0);
+    EXPECT_EQ(stats.kernels, 4);  // input conversion, ADD, RESHAPE (+ the function), output conversion
+    EXPECT_TRUE(testing::OutputsClose(r_, testing::kFp32Atol, testing::kFp32Rtol));
   }
 }
 
