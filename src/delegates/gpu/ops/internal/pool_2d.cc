@@ -68,51 +68,42 @@ KERNEL void pool_2d(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int srcW, in
 }
 )CL";
 
-// Global pooling (one output pixel whose window covers the whole input, as in
-// squeeze-and-excitation blocks) in two launches, so that a 64x64 plane is
-// not summed by one work item per slice: P work items per slice each pool
-// every P-th cell of the plane (the average as sum / (H*W), so partials stored in half
-// cannot overflow), then one per slice combines the P partials.
-constexpr const char* kGlobalPoolSource = R"CL(
-KERNEL void pool_global_partial(GLOBAL const STORAGE* src, GLOBAL STORAGE* partial, int plane, int BS, int P) {
-  int i = GLOBAL_ID(0), bs = GLOBAL_ID(1);
-  if (i >= P || bs >= BS) return;
-
+// Global pooling of a large plane (a squeeze-and-excitation block's 64x64 or
+// 128x128) in one launch: a work group of kPoolGroup items per (batch item,
+// slice), each pooling every kPoolGroup-th cell, then a tree over local
+// memory. (It was two launches, P partials per slice and one item per slice
+// combining them: the combining item's 256-load chain took 14 us.)
+constexpr int kPoolGroup = 256;
+constexpr const char* kGlobalPoolGroupSource = R"CL(
+KERNEL void pool_global_group(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, int plane, int BS, int S, int C) {
+  LOCAL_MEM float4 part[GROUP];
+  int t = LOCAL_ID(0), bs = GLOBAL_ID(1);
 #if AVERAGE
   float4 acc = F4(0.0f);
+#define POOL_ACCUMULATE(a, v) a += (v)
 #else
   float4 acc = F4(-3.402823466e+38f);
+#define POOL_ACCUMULATE(a, v) a = fmax(a, (v))
 #endif
-  int base = bs * plane;
-  for (int k = i; k < plane; k += P) {  // neighbouring items read neighbouring cells
-    float4 v = LOAD4(src, base + k);
-#if AVERAGE
-    acc += v;
-#else
-    acc = fmax(acc, v);
-#endif
+  if (bs < BS) {
+    int base = bs * plane;
+    for (int k = t; k < plane; k += GROUP) POOL_ACCUMULATE(acc, LOAD4(src, base + k));  // neighbours read neighbours
   }
+  part[t] = acc;
+  BARRIER();
+  for (int step = GROUP / 2; step > 0; step /= 2) {  // (`half` is an OpenCL type)
+    if (t < step) {
+      float4 m = part[t];
+      POOL_ACCUMULATE(m, part[t + step]);
+      part[t] = m;
+    }
+    BARRIER();
+  }
+  if (t != 0 || bs >= BS) return;
+  acc = part[0];
 #if AVERAGE
   acc = acc / F4((float)plane);
 #endif
-  STORE4(partial, bs * P + i, acc);
-}
-KERNEL void pool_global_final(GLOBAL const STORAGE* partial, GLOBAL STORAGE* dst, int BS, int S, int C, int P) {
-  int bs = GLOBAL_ID(0);
-  if (bs >= BS) return;
-#if AVERAGE
-  float4 acc = F4(0.0f);
-#else
-  float4 acc = F4(-3.402823466e+38f);
-#endif
-  for (int i = 0; i < P; ++i) {
-    float4 v = LOAD4(partial, bs * P + i);
-#if AVERAGE
-    acc += v;
-#else
-    acc = fmax(acc, v);
-#endif
-  }
   STORE4(dst, bs, mask_tail(ACT(acc), bs % S, C));
 }
 )CL";
@@ -151,11 +142,28 @@ KERNEL void pool_global_lanes(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, in
 
 }  // namespace
 
-bool GlobalPoolLanesFit(const GpuShape& in) { return in.h * in.w >= 2 * kPoolLanes; }
+bool GlobalPoolFits(const GpuShape& in) { return in.h * in.w >= 2 * kPoolLanes; }
 
-void EmitGlobalPoolLanes(OpBuilder& b, int in, int out, const GpuShape& si, const GpuShape& so, bool average, float act_min,
+void EmitGlobalPool(OpBuilder& b, int in, int out, const GpuShape& si, const GpuShape& so, bool average, float act_min,
                          float act_max) {
   const size_t bs = static_cast<size_t>(so.b) * static_cast<size_t>(so.slices());
+  if (si.h * si.w >= kPoolGroup) {
+    KernelLaunch l;
+    l.entry = "pool_global_group";
+    l.source = kGlobalPoolGroupSource;
+    l.defines = fmt::format("#define AVERAGE {}\n#define GROUP {}\n", average ? 1 : 0, kPoolGroup);
+    l.act_min = act_min;
+    l.act_max = act_max;
+    l.args = {b.Read(in), b.Write(out), KernelArg::Int(si.h * si.w), KernelArg::Int(static_cast<int32_t>(bs)),
+              KernelArg::Int(so.slices()), KernelArg::Int(so.c)};
+    // One work group per (batch item, slice): the local size is fixed.
+    l.global = {kPoolGroup, bs, 1};
+    l.local = {kPoolGroup, 1, 1};
+    l.fusable_output_arg = 1;
+    b.Launch(std::move(l));
+    b.SetCost(static_cast<double>(si.elements()));
+    return;
+  }
   KernelLaunch l;
   l.entry = "pool_global_lanes";
   l.source = kGlobalPoolLanesSource;
@@ -200,43 +208,11 @@ Status EmitPool2D(OpBuilder& b, bool average) {
       b.tensor(in).quant.zero_point == b.tensor(out).quant.zero_point) {
     b.SetMaxPool2x2Of(in, si.h, si.w);
   }
-  const int plane = si.h * si.w;
   const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
                       p.filter_h - ph.pad_before >= si.h && p.filter_w - pw.pad_before >= si.w;
-  if (covers && plane >= 256 && !(quantized && average)) {
-    const int parts = std::min(256, plane / 16);
-    const int bs = so.b * so.slices();
-    GpuShape partial_shape;
-    partial_shape.b = so.b;
-    partial_shape.w = parts;
-    partial_shape.c = so.slices() * 4;
-    const int partial = b.AddTemp(partial_shape);  // (b * S + s) * P + i, as the kernels index it
-    const std::string defines = fmt::format("#define AVERAGE {}\n", average ? 1 : 0);
-    KernelLaunch l1;
-    l1.entry = "pool_global_partial";
-    l1.source = kGlobalPoolSource;
-    l1.defines = defines;
-    l1.args = {b.Read(in), KernelArg::Temp(partial), KernelArg::Int(plane), KernelArg::Int(bs), KernelArg::Int(parts)};
-    l1.global = {static_cast<size_t>(parts), static_cast<size_t>(bs), 1};
-    b.Launch(std::move(l1));
-    KernelLaunch l2;
-    l2.entry = "pool_global_final";
-    l2.source = kGlobalPoolSource;
-    l2.defines = defines;
+  if (covers && GlobalPoolFits(si) && !(quantized && average)) {
     const ActivationRange r = GetActivationRange(p.activation);
-    l2.act_min = r.min;
-    l2.act_max = r.max;
-    l2.args = {KernelArg::Temp(partial), b.Write(out), KernelArg::Int(bs), KernelArg::Int(so.slices()), KernelArg::Int(so.c),
-               KernelArg::Int(parts)};
-    l2.global = {static_cast<size_t>(bs), 1, 1};
-    l2.fusable_output_arg = 1;
-    b.Launch(std::move(l2));
-    b.SetCost(static_cast<double>(si.elements()));
-    return Status::Ok();
-  }
-  if (covers && GlobalPoolLanesFit(si) && !(quantized && average)) {
-    const ActivationRange r = GetActivationRange(p.activation);
-    EmitGlobalPoolLanes(b, in, out, si, so, average, r.min, r.max);
+    EmitGlobalPool(b, in, out, si, so, average, r.min, r.max);
     return Status::Ok();
   }
   KernelLaunch l;
