@@ -184,29 +184,35 @@ int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   return folded;
 }
 
-int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+namespace {
+
+// Folds into each launch that took a residual the node producing that
+// residual, where `source_of` names the one input that node's output is a
+// view of (-1: none) and `read_through(launch, node)` teaches the launch to
+// read the view from it (false: it cannot).
+template <typename SourceOf, typename ReadThrough>
+int FoldResidualViews(const DelegatePartition& partition, std::vector<PartitionNode>& nodes, SourceOf source_of,
+                      ReadThrough read_through) {
   const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
-  std::map<int, int> readers, pad_node;  // tensor -> reading nodes; PAD output -> its node
+  std::map<int, int> readers, view_node;  // tensor -> reading nodes; view -> its node
   for (size_t k = 0; k < nodes.size(); ++k) {
     const NodeProgram& p = nodes[k].program;
     for (int t : p.reads) ++readers[t];
-    if (p.channel_pad_of >= 0 && p.writes.size() == 1 && p.reads.size() == 1 && p.reads[0] == p.channel_pad_of) {
-      pad_node[p.writes[0]] = static_cast<int>(k);
-    }
+    const int src = source_of(p);
+    if (src >= 0 && p.writes.size() == 1 && p.reads.size() == 1 && p.reads[0] == src) view_node[p.writes[0]] = static_cast<int>(k);
   }
   int folded = 0;
   for (PartitionNode& n : nodes) {
     if (n.program.launches.empty()) continue;
     KernelLaunch& l = n.program.launches.back();
-    if (!l.residual || l.residual_elements >= 0 || l.args.empty() || l.args.back().kind != KernelArg::Kind::kTensor) continue;
+    if (!l.residual || l.args.empty() || l.args.back().kind != KernelArg::Kind::kTensor) continue;  // the residual is last
     const int r = l.args.back().id;
-    auto pad = pad_node.find(r);
-    if (pad == pad_node.end() || outputs.count(r) || readers[r] != 1) continue;
-    NodeProgram& q = nodes[static_cast<size_t>(pad->second)].program;
-    if (q.launches.empty()) continue;  // folded already
-    const int src = q.channel_pad_of;
+    auto view = view_node.find(r);
+    if (view == view_node.end() || outputs.count(r) || readers[r] != 1) continue;
+    NodeProgram& q = nodes[static_cast<size_t>(view->second)].program;
+    if (q.launches.empty() || !read_through(l, q)) continue;
+    const int src = source_of(q);
     l.args.back() = KernelArg::Tensor(src);
-    l.residual_elements = q.channel_pad_elements4;
     std::replace(n.program.reads.begin(), n.program.reads.end(), r, src);
     q = NodeProgram();
     ++folded;
@@ -215,36 +221,27 @@ int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNo
   return folded;
 }
 
+}  // namespace
+
+int FoldResidualPads(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  return FoldResidualViews(
+      partition, nodes, [](const NodeProgram& p) { return p.channel_pad_of; },
+      [](KernelLaunch& l, const NodeProgram& pad) {
+        if (l.residual_elements >= 0) return false;
+        l.residual_elements = pad.channel_pad_elements4;
+        return true;
+      });
+}
+
 int FoldResidualPools(const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
-  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
-  std::map<int, int> readers, pool_node;  // tensor -> reading nodes; pool output -> its node
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const NodeProgram& p = nodes[k].program;
-    for (int t : p.reads) ++readers[t];
-    if (p.max_pool_2x2_of >= 0 && p.writes.size() == 1 && p.reads.size() == 1 && p.reads[0] == p.max_pool_2x2_of) {
-      pool_node[p.writes[0]] = static_cast<int>(k);
-    }
-  }
-  int folded = 0;
-  for (PartitionNode& n : nodes) {
-    if (n.program.launches.empty()) continue;
-    KernelLaunch& l = n.program.launches.back();
-    if (!l.residual || l.residual_pool_in_h > 0 || l.args.empty() || l.args.back().kind != KernelArg::Kind::kTensor) continue;
-    const int r = l.args.back().id;
-    auto pool = pool_node.find(r);
-    if (pool == pool_node.end() || outputs.count(r) || readers[r] != 1) continue;
-    NodeProgram& q = nodes[static_cast<size_t>(pool->second)].program;
-    if (q.launches.empty()) continue;
-    const int src = q.max_pool_2x2_of;
-    l.args.back() = KernelArg::Tensor(src);
-    l.residual_pool_in_h = q.max_pool_in_h;
-    l.residual_pool_in_w = q.max_pool_in_w;
-    std::replace(n.program.reads.begin(), n.program.reads.end(), r, src);
-    q = NodeProgram();
-    ++folded;
-  }
-  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
-  return folded;
+  return FoldResidualViews(
+      partition, nodes, [](const NodeProgram& p) { return p.max_pool_2x2_of; },
+      [](KernelLaunch& l, const NodeProgram& pool) {
+        if (l.residual_pool_in_h > 0) return false;
+        l.residual_pool_in_h = pool.max_pool_in_h;
+        l.residual_pool_in_w = pool.max_pool_in_w;
+        return true;
+      });
 }
 
 int FoldAliasNodes(const DelegatePartition& partition, std::vector<PartitionNode>& nodes,

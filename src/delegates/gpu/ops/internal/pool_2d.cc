@@ -145,36 +145,28 @@ KERNEL void pool_global_lanes(GLOBAL const STORAGE* src, GLOBAL STORAGE* dst, in
 bool GlobalPoolFits(const GpuShape& in) { return in.h * in.w >= 2 * kPoolLanes; }
 
 void EmitGlobalPool(OpBuilder& b, int in, int out, const GpuShape& si, const GpuShape& so, bool average, float act_min,
-                         float act_max) {
+                    float act_max) {
   const size_t bs = static_cast<size_t>(so.b) * static_cast<size_t>(so.slices());
-  if (si.h * si.w >= kPoolGroup) {
-    KernelLaunch l;
-    l.entry = "pool_global_group";
-    l.source = kGlobalPoolGroupSource;
-    l.defines = fmt::format("#define AVERAGE {}\n#define GROUP {}\n", average ? 1 : 0, kPoolGroup);
-    l.act_min = act_min;
-    l.act_max = act_max;
-    l.args = {b.Read(in), b.Write(out), KernelArg::Int(si.h * si.w), KernelArg::Int(static_cast<int32_t>(bs)),
-              KernelArg::Int(so.slices()), KernelArg::Int(so.c)};
-    // One work group per (batch item, slice): the local size is fixed.
-    l.global = {kPoolGroup, bs, 1};
-    l.local = {kPoolGroup, 1, 1};
-    l.fusable_output_arg = 1;
-    b.Launch(std::move(l));
-    b.SetCost(static_cast<double>(si.elements()));
-    return;
-  }
+  const bool group = si.h * si.w >= kPoolGroup;
   KernelLaunch l;
-  l.entry = "pool_global_lanes";
-  l.source = kGlobalPoolLanesSource;
-  l.defines = fmt::format("#define AVERAGE {}\n#define LANES {}\n", average ? 1 : 0, kPoolLanes);
+  l.entry = group ? "pool_global_group" : "pool_global_lanes";
+  l.source = group ? kGlobalPoolGroupSource : kGlobalPoolLanesSource;
+  l.defines = group ? fmt::format("#define AVERAGE {}\n#define GROUP {}\n", average ? 1 : 0, kPoolGroup)
+                    : fmt::format("#define AVERAGE {}\n#define LANES {}\n", average ? 1 : 0, kPoolLanes);
   l.act_min = act_min;
   l.act_max = act_max;
   l.args = {b.Read(in), b.Write(out), KernelArg::Int(si.h * si.w), KernelArg::Int(static_cast<int32_t>(bs)),
             KernelArg::Int(so.slices()), KernelArg::Int(so.c)};
-  // The lanes must be one work group's dimension 0: fix the local size.
-  l.global = {kPoolLanes, (bs + kPoolLanes - 1) / kPoolLanes * kPoolLanes, 1};
-  l.local = {kPoolLanes, kPoolLanes, 1};
+  // The kernels combine a slice's items within one work group, whose size
+  // is therefore fixed: one per (batch item, slice), or kPoolLanes slices
+  // of kPoolLanes items.
+  if (group) {
+    l.global = {kPoolGroup, bs, 1};
+    l.local = {kPoolGroup, 1, 1};
+  } else {
+    l.global = {kPoolLanes, (bs + kPoolLanes - 1) / kPoolLanes * kPoolLanes, 1};
+    l.local = {kPoolLanes, kPoolLanes, 1};
+  }
   l.fusable_output_arg = 1;
   b.Launch(std::move(l));
   b.SetCost(static_cast<double>(si.elements()));
