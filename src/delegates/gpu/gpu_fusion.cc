@@ -93,22 +93,25 @@ int FuseResidualAdds(const DelegateGraph& graph, const DelegatePartition& partit
   return fused;
 }
 
-int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
-  (void)graph;
-  std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
+namespace {
+
+// Folds each node of one launch, one input and one output for which
+// `foldable(node)` holds into the last launch of the node producing that
+// input, where that launch stores the input through ACT, nothing else reads
+// it, it is not a partition output, and `take(launch, node's launch)`
+// accepts (changing the launch's epilogue; false: it cannot, untouched).
+template <typename Foldable, typename Take>
+int FoldIntoProducers(const DelegatePartition& partition, std::vector<PartitionNode>& nodes, Foldable foldable, Take take) {
+  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
   std::map<int, int> producer;  // tensor -> position in nodes
   std::map<int, int> readers;
   for (const PartitionNode& n : nodes) {
     for (int t : n.program.reads) ++readers[t];
   }
-  int fused = 0;
+  int folded = 0;
   for (size_t k = 0; k < nodes.size(); ++k) {
-    // A node that only applies an epilogue to its input (RELU, RELU6,
-    // RELU_N1_TO_1, QUANTIZE, DEQUANTIZE: launches marked pure_epilogue)
-    // runs inside the launch producing that input when nothing else reads it.
     const NodeProgram& me = nodes[k].program;
-    if (me.launches.size() == 1 && me.launches[0].pure_epilogue && me.reads.size() == 1 && me.writes.size() == 1) {
-      const KernelLaunch& epi = me.launches[0];
+    if (me.launches.size() == 1 && me.reads.size() == 1 && me.writes.size() == 1 && foldable(me)) {
       const int in = me.reads[0];
       auto p = producer.find(in);
       if (p != producer.end() && !outputs.count(in) && readers[in] == 1) {
@@ -116,58 +119,8 @@ int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partitio
         KernelLaunch& last = prod.launches.back();
         const int arg = last.fusable_output_arg;
         if (arg >= 0 && last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor &&
-            last.args[static_cast<size_t>(arg)].id == in) {
+            last.args[static_cast<size_t>(arg)].id == in && take(last, me.launches[0])) {
           const int out = me.writes[0];
-          // After a folded unary function the clamp is that function's.
-          float& lo = last.post_op.empty() ? last.act_min : last.post_act_min;
-          float& hi = last.post_op.empty() ? last.act_max : last.post_act_max;
-          lo = std::max(lo, epi.act_min);
-          hi = std::min(hi, epi.act_max);
-          for (const FakeQuant& q : epi.fake_quant) {
-            if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
-          }
-          last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
-          std::replace(prod.writes.begin(), prod.writes.end(), in, out);
-          OutputChanged(prod);
-          nodes[k].program = NodeProgram();
-          producer[out] = p->second;
-          ++fused;
-          continue;
-        }
-      }
-    }
-    for (int t : nodes[k].program.writes) producer[t] = static_cast<int>(k);
-  }
-  std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
-  return fused;
-}
-
-int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
-  const std::set<int> outputs(partition.outputs.begin(), partition.outputs.end());
-  std::map<int, int> producer, readers;
-  for (const PartitionNode& n : nodes) {
-    for (int t : n.program.reads) ++readers[t];
-  }
-  int folded = 0;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const NodeProgram& me = nodes[k].program;
-    if (me.launches.size() == 1 && !me.launches[0].unary_expr.empty() && me.launches[0].fake_quant.empty() &&
-        me.reads.size() == 1 && me.writes.size() == 1) {
-      const KernelLaunch& unary = me.launches[0];
-      const int in = me.reads[0], out = me.writes[0];
-      // Lanes past the channels hold zeros that f(0) need not keep: whole slices only.
-      StatusOr<GpuShape> shape = ToGpuShape(graph.tensor(in).shape);
-      auto p = producer.find(in);
-      if (shape.ok() && shape->c % 4 == 0 && p != producer.end() && !outputs.count(in) && readers[in] == 1) {
-        NodeProgram& prod = nodes[static_cast<size_t>(p->second)].program;
-        KernelLaunch& last = prod.launches.back();
-        const int arg = last.fusable_output_arg;
-        if (arg >= 0 && (last.act_output_arg < 0 || last.act_output_arg == arg) &&
-            last.args[static_cast<size_t>(arg)].kind == KernelArg::Kind::kTensor && last.args[static_cast<size_t>(arg)].id == in &&
-            last.post_op.empty() && last.fake_quant.empty() && last.pre_residual_fake_quant.empty()) {
-          last.post_op = unary.unary_expr;
-          last.post_act_min = unary.act_min;
-          last.post_act_max = unary.act_max;
           last.args[static_cast<size_t>(arg)] = KernelArg::Tensor(out);
           std::replace(prod.writes.begin(), prod.writes.end(), in, out);
           OutputChanged(prod);
@@ -182,6 +135,48 @@ int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partitio
   }
   std::erase_if(nodes, [](const PartitionNode& n) { return n.program.launches.empty() && n.program.writes.empty(); });
   return folded;
+}
+
+}  // namespace
+
+int FuseClampNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  (void)graph;
+  // A node that only applies an epilogue to its input (RELU, RELU6,
+  // RELU_N1_TO_1, QUANTIZE, DEQUANTIZE: launches marked pure_epilogue).
+  return FoldIntoProducers(
+      partition, nodes, [](const NodeProgram& me) { return me.launches[0].pure_epilogue; },
+      [](KernelLaunch& last, const KernelLaunch& epi) {
+        // After a folded unary function the clamp is that function's.
+        float& lo = last.post_op.empty() ? last.act_min : last.post_act_min;
+        float& hi = last.post_op.empty() ? last.act_max : last.post_act_max;
+        lo = std::max(lo, epi.act_min);
+        hi = std::min(hi, epi.act_max);
+        for (const FakeQuant& q : epi.fake_quant) {
+          if (last.fake_quant.empty() || !(last.fake_quant.back() == q)) last.fake_quant.push_back(q);  // idempotent
+        }
+        return true;
+      });
+}
+
+int FoldUnaryNodes(const DelegateGraph& graph, const DelegatePartition& partition, std::vector<PartitionNode>& nodes) {
+  return FoldIntoProducers(
+      partition, nodes,
+      [&graph](const NodeProgram& me) {
+        if (me.launches[0].unary_expr.empty() || !me.launches[0].fake_quant.empty()) return false;
+        // Lanes past the channels hold zeros that f(0) need not keep: whole slices only.
+        StatusOr<GpuShape> shape = ToGpuShape(graph.tensor(me.reads[0]).shape);
+        return shape.ok() && shape->c % 4 == 0;
+      },
+      [](KernelLaunch& last, const KernelLaunch& unary) {
+        if ((last.act_output_arg >= 0 && last.act_output_arg != last.fusable_output_arg) || !last.post_op.empty() ||
+            !last.fake_quant.empty() || !last.pre_residual_fake_quant.empty()) {
+          return false;
+        }
+        last.post_op = unary.unary_expr;
+        last.post_act_min = unary.act_min;
+        last.post_act_max = unary.act_max;
+        return true;
+      });
 }
 
 namespace {

@@ -115,9 +115,9 @@ StatusOr<GpuShape> OpBuilder::Shape(int t) const {
 }
 
 Status OpBuilder::RequireSameGrid(int in, int out, const std::string& what_cpu_does) const {
+  if (SameValues(in, out)) return Status::Ok();
   const Tensor& ti = tensor(in);
   const Tensor& to = tensor(out);
-  if (ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point) return Status::Ok();
   auto describe = [](const Tensor& t) {
     if (!t.quant.IsQuantized()) return DataTypeName(t.type);
     return fmt::format("{} scale {:.6g} zero point {}", DataTypeName(t.type), t.quant.scale[0],
@@ -125,6 +125,12 @@ Status OpBuilder::RequireSameGrid(int in, int out, const std::string& what_cpu_d
   };
   return NotOnGpu(fmt::format("the output ({}) differs from the input ({}) in type or quantization; {}", describe(to),
                               describe(ti), what_cpu_does));
+}
+
+bool OpBuilder::SameValues(int a, int b) const {
+  const Tensor& ta = tensor(a);
+  const Tensor& tb = tensor(b);
+  return ta.type == tb.type && ta.quant.scale == tb.quant.scale && ta.quant.zero_point == tb.quant.zero_point;
 }
 
 bool OpBuilder::IsQuantized(int t) const {

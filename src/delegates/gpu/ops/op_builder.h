@@ -48,6 +48,8 @@ class OpBuilder {
   // (`what_cpu_does`, e.g. "the op copies values"): the output must have the
   // input's type and quantization, else a real-valued GPU result differs.
   Status RequireSameGrid(int in, int out, const std::string& what_cpu_does) const;
+  // Same type and quantization: a copy of one tensor's values is the other's.
+  bool SameValues(int a, int b) const;
   // Values of an int32/int64 tensor that is a constant in the model file
   // (known at check time: paddings, axes, shapes, sizes).
   StatusOr<std::vector<int64_t>> ConstantInts(int t, const std::string& what) const;

@@ -43,10 +43,7 @@ Status EmitReshape(OpBuilder& b) {
   // pixel: a reshape that keeps the batch and the channels and only
   // regroups the pixels (e.g. [1,48,48,16] -> [1,2304,16], or
   // [1,1,1,1001] -> [1,1001]) leaves every byte where it was.
-  const Tensor& ti = b.tensor(in);
-  const Tensor& to = b.tensor(out);
-  const bool same_values = ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point;
-  if (same_values && si.b == so.b && si.c == so.c && int64_t{si.h} * si.w == int64_t{so.h} * so.w) b.SetAliasInput(in);
+  if (b.SameValues(in, out) && si.b == so.b && si.c == so.c && int64_t{si.h} * si.w == int64_t{so.h} * so.w) b.SetAliasInput(in);
   return Status::Ok();
 }
 

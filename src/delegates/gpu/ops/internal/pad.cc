@@ -51,9 +51,7 @@ Status EmitPadCommon(OpBuilder& b, bool has_value_input) {
   // residual branch widened to its block's channels, as in BlazeFace).
   bool channels_only = rank == 4 && in_shape[0] == 1 && in_shape[3] % 4 == 0 && m.fill == 0.f && pads[6] == 0;
   for (int k = 0; k < 6; ++k) channels_only = channels_only && pads[static_cast<size_t>(k)] == 0;
-  const Tensor& ti = b.tensor(in);
-  const Tensor& to = b.tensor(out);
-  if (channels_only && ti.type == to.type && ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point) {
+  if (channels_only && b.SameValues(in, out)) {
     RELITE_ASSIGN_OR_RETURN(GpuShape si, b.Shape(in));
     b.SetChannelPadOf(in, si.elements4());
   }

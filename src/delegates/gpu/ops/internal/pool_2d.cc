@@ -195,9 +195,7 @@ Status EmitPool2D(OpBuilder& b, bool average) {
   // Windows that tile one image exactly (2x2, stride 2, no clamp): a
   // residual read can take each maximum itself (FoldResidualPools).
   if (!average && si.b == 1 && p.filter_h == 2 && p.filter_w == 2 && p.stride_h == 2 && p.stride_w == 2 &&
-      si.h == 2 * so.h && si.w == 2 * so.w && p.activation == Activation::kNone &&
-      b.tensor(in).type == b.tensor(out).type && b.tensor(in).quant.scale == b.tensor(out).quant.scale &&
-      b.tensor(in).quant.zero_point == b.tensor(out).quant.zero_point) {
+      si.h == 2 * so.h && si.w == 2 * so.w && p.activation == Activation::kNone && b.SameValues(in, out)) {
     b.SetMaxPool2x2Of(in, si.h, si.w);
   }
   const bool covers = so.h == 1 && so.w == 1 && ph.pad_before <= 0 && pw.pad_before <= 0 &&
