@@ -53,6 +53,11 @@ DelegationReport DelegationOf(const std::vector<uint8_t>& model, Delegate* gpu);
 inline constexpr float kFp32Atol = 1e-4f, kFp32Rtol = 1e-4f;
 inline constexpr float kFp16Atol = 5e-3f, kFp16Rtol = 5e-3f;
 
+// OutputsClose with the per-op tolerances of `precision`.
+inline ::testing::AssertionResult OutputsCloseAt(const GpuRunResult& r, GpuPrecision precision) {
+  return precision == GpuPrecision::kFp16 ? OutputsClose(r, kFp16Atol, kFp16Rtol) : OutputsClose(r, kFp32Atol, kFp32Rtol);
+}
+
 }  // namespace relite::testing
 
 #define RELITE_GPU_DELEGATE_OR_SKIP(var, precision)                                              \

@@ -208,9 +208,7 @@ TEST(GpuDelegateTest, OutputsInTheModelsLayoutNeedNoConversionLaunch) {
       EXPECT_EQ(r.partitions, 1) << what << r.report;
       // input conversion, ADD, MUL, and the output conversion unless direct
       EXPECT_EQ(GetGpuDelegateStats(**gpu).kernels, c.direct && fp32 ? 3 : 4) << what;
-      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
-                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
-          << what;
+      EXPECT_TRUE(testing::OutputsCloseAt(r, precision)) << what;
     }
   }
 }
@@ -316,9 +314,7 @@ TEST(GpuDelegateTest, MaxPoolsOfAResidualAreTakenByTheReader) {
       EXPECT_EQ(stats.folded_pools, c.folds ? 1 : 0) << what;
       // input conversion, [MAX_POOL_2D], CONV_2D (+ PAD + ADD), output conversion
       EXPECT_EQ(stats.kernels, c.folds ? 3 : 4) << what;
-      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
-                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
-          << what;
+      EXPECT_TRUE(testing::OutputsCloseAt(r, precision)) << what;
     }
   }
 }
@@ -358,9 +354,7 @@ TEST(GpuDelegateTest, UnaryNodesFoldIntoTheirProducers) {
       EXPECT_EQ(stats.folded_unaries, c.folded_unaries) << what;
       EXPECT_EQ(stats.folded_clamps, c.folded_clamps) << what;
       EXPECT_EQ(stats.kernels, c.kernels) << what;
-      EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
-                       : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
-          << what;
+      EXPECT_TRUE(testing::OutputsCloseAt(r, precision)) << what;
     }
   }
 }
@@ -418,9 +412,7 @@ TEST(GpuDelegateTest, ReshapesThatKeepTheGpuLayoutAreReadInPlace) {
     // straight from its buffer in fp32); zr's remap and conversion.
     EXPECT_EQ(stats.kernels, fp32 ? 13 : 14);
     ASSERT_EQ(r.gpu.size(), 5u);
-    EXPECT_TRUE(fp32 ? testing::OutputsClose(r, testing::kFp32Atol, testing::kFp32Rtol)
-                     : testing::OutputsClose(r, testing::kFp16Atol, testing::kFp16Rtol))
-        << (fp32 ? "fp32" : "fp16");
+    EXPECT_TRUE(testing::OutputsCloseAt(r, precision)) << (fp32 ? "fp32" : "fp16");
   }
 }
 
