@@ -129,7 +129,12 @@ TEST(IsaVariantsTest, Conv2DFloat) {
                        Case{7, 13, 16, 16, 3, 1}, Case{15, 15, 24, 36, 3, 1}, Case{5, 5, 300, 24, 1, 1},
                        // Four-panel tiles (AVX-512): 49 and 81 rows (6-row tiles and a rest of 1 or
                        // 3), 96 = 64 + 32 and 136 = 2 x 64 + 8 columns, K = 300 in two depth passes.
-                       Case{7, 7, 40, 96, 1, 1}, Case{9, 9, 24, 136, 1, 1}, Case{6, 7, 300, 72, 1, 1}}) {
+                       Case{7, 7, 40, 96, 1, 1}, Case{9, 9, 24, 136, 1, 1}, Case{6, 7, 300, 72, 1, 1},
+                       // Rests that join the last whole tile as pair tiles (AVX-512): 25 rows of
+                       // four panels (4 x 6 + 1: two 6-row tiles, then 7 rows a pair), 11 rows
+                       // (one 11-row pair tile), 13 and 23 rows of two panels (7 + 6, 12 + 11).
+                       Case{5, 5, 16, 64, 1, 1}, Case{1, 11, 16, 64, 1, 1}, Case{1, 13, 24, 32, 1, 1},
+                       Case{1, 23, 24, 32, 1, 1}}) {
     const std::string what = "conv " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.cin) +
                              " -> " + std::to_string(c.cout) + " k" + std::to_string(c.k) + " s" +
                              std::to_string(c.stride);

@@ -220,30 +220,66 @@ bool GemmF32PanelPartial(int rows, int width, int valid, const GemmSegments& dep
 }
 
 #if defined(__AVX512F__)
+namespace {
+
+using PairTileFn = void (*)(const GemmSegments&, const float*, size_t, const float*, size_t, float*, size_t,
+                            const float*, bool, bool, float, float, const float*, size_t);
+
+// One kRows x 32 tile over two adjacent panels. A function of its own per
+// height: inlined next to the twelve-row tile, GCC 12 spilled one of that
+// tile's weight vectors (issue #18, session 17).
+template <int kRows>
+__attribute__((noinline)) void PairTile(const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                                        size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+                                        bool finalize, float lo, float hi, const float* residual,
+                                        size_t residual_stride) {
+  MicroTile<kRows, VecF, 1, 2>(depth, a, lda, b, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                               residual_stride, panel_stride);
+}
+
+template <int... kRows>
+constexpr auto MakePairTiles(std::integer_sequence<int, kRows...>) {
+  return std::array<PairTileFn, sizeof...(kRows)>{PairTile<kRows + 1>...};
+}
+constexpr auto kPairTiles = MakePairTiles(std::make_integer_sequence<int, kTileRows>{});
+
+}  // namespace
+
 // Two adjacent full 16-column panels, 12 rows a tile: 24 accumulators and
 // two weight vectors of the 32 registers. With a short K (expansion 1x1
 // convolutions, K = 16..112) a 12x16 tile's fixed costs (row addresses,
 // bias, clamp, store addresses) are a third of its time; here they serve
 // twice the columns, and each row's broadcast feeds two multiply-adds.
+// Rows past the last whole tile join it as two pair tiles of even height
+// (13 rows: 7 + 6): at least 12 independent sums each, where a 1-row
+// single-panel tile is one chain of dependent multiply-adds.
 void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
                       float lo, float hi, const float* residual, size_t residual_stride) {
+  auto tile = [&](int r, int height) {
+    kPairTiles[height - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, panel_stride,
+                           c + static_cast<size_t>(r) * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                           residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
+                           residual_stride);
+  };
+  const int full = rows / kTileRows, left = rows % kTileRows;
+  const int whole = left != 0 && full > 0 ? full - 1 : full;
   int r = 0;
-  for (; r + kTileRows <= rows; r += kTileRows) {
+  for (int t = 0; t < whole; ++t, r += kTileRows) {
     MicroTile<kTileRows, VecF, 1, 2>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
                                      ldc, bias, accumulate, finalize, lo, hi,
                                      residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                                      residual_stride, panel_stride);
   }
-  if (r == rows) return;
-  // The rest as single panels, at the balanced heights of GemmF32Panel.
-  for (int p = 0; p < 2; ++p) {
-    GemmF32Panel(rows - r, 16, depth, a + static_cast<size_t>(r) * lda, lda, b + p * panel_stride,
-                 c + static_cast<size_t>(r) * ldc + p * 16, ldc, bias != nullptr ? bias + p * 16 : nullptr, accumulate,
-                 finalize, lo, hi,
-                 residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride + p * 16 : nullptr,
-                 residual_stride);
+  const int rest = rows - r;
+  if (rest == 0) return;
+  if (rest <= kTileRows) {
+    tile(r, rest);
+    return;
   }
+  const int upper = (rest + 1) / 2;
+  tile(r, upper);
+  tile(r + upper, rest - upper);
 }
 
 // Four adjacent full 16-column panels, 6 rows a tile: 24 accumulators and
@@ -251,13 +287,16 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
 // multiply-adds, against 12 and 2 in the pair tile: on AMD Zen 4, whose
 // load side the pair tile's broadcasts keep busy, the inner loop runs
 // about 7% faster (a loop of the bare tile: 115 against 108 GFLOPS).
-// Rows past the last whole tile go to the pair path, two panels at a time.
+// Rows past the last whole tile join it on the pair path (7..11 rows, one
+// pair tile per two panels), so no tile is left with fewer than 12 sums.
 void GemmF32PanelQuad(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
                       float lo, float hi, const float* residual, size_t residual_stride) {
   constexpr int kQuadRows = kTileRows / 2;
+  const int full = rows / kQuadRows, left = rows % kQuadRows;
+  const int whole = left != 0 && full > 0 ? full - 1 : full;
   int r = 0;
-  for (; r + kQuadRows <= rows; r += kQuadRows) {
+  for (int t = 0; t < whole; ++t, r += kQuadRows) {
     MicroTile<kQuadRows, VecF, 1, 4>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
                                      ldc, bias, accumulate, finalize, lo, hi,
                                      residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
