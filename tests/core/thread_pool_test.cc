@@ -111,24 +111,32 @@ TEST(GemmPartition, TasksCoverTheProductOnceInBalancedRowBlocks) {
     for (int n : {1, 16, 24, 672}) {
       for (int threads : {1, 2, 3, 8}) {
         for (int max_rows : {12, 96, 4096}) {
-          SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " threads=" << threads << " max=" << max_rows);
-          const GemmPartition p = cpu::PartitionGemm(m, n, 64, threads, max_rows);
-          std::vector<int> hits(static_cast<size_t>(m) * n, 0);
-          int shortest = m, tallest = 0;
-          for (int t = 0; t < p.num_tasks(); ++t) {
-            int m0, m1, n0, n1;
-            p.Task(t, &m0, &m1, &n0, &n1);
-            ASSERT_TRUE(0 <= m0 && m0 < m1 && m1 <= m && 0 <= n0 && n0 < n1 && n1 <= n);
-            EXPECT_LE(m1 - m0, p.rows_per_task);
-            EXPECT_EQ(n0 % cpu::kGemmPanelWidth, 0);
-            shortest = std::min(shortest, m1 - m0);
-            tallest = std::max(tallest, m1 - m0);
-            for (int i = m0; i < m1; ++i) {
-              for (int j = n0; j < n1; ++j) ++hits[static_cast<size_t>(i) * n + j];
+          for (int per_thread : {1, 4}) {
+            SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " threads=" << threads
+                                              << " max=" << max_rows << " per thread=" << per_thread);
+            const GemmPartition p = cpu::PartitionGemm(m, n, 64, threads, max_rows, per_thread);
+            std::vector<int> hits(static_cast<size_t>(m) * n, 0);
+            int shortest = m, tallest = 0;
+            for (int t = 0; t < p.num_tasks(); ++t) {
+              int m0, m1, n0, n1;
+              p.Task(t, &m0, &m1, &n0, &n1);
+              ASSERT_TRUE(0 <= m0 && m0 < m1 && m1 <= m && 0 <= n0 && n0 < n1 && n1 <= n);
+              EXPECT_LE(m1 - m0, p.rows_per_task);
+              EXPECT_EQ(n0 % cpu::kGemmPanelWidth, 0);
+              shortest = std::min(shortest, m1 - m0);
+              tallest = std::max(tallest, m1 - m0);
+              for (int i = m0; i < m1; ++i) {
+                for (int j = n0; j < n1; ++j) ++hits[static_cast<size_t>(i) * n + j];
+              }
+            }
+            EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<std::ptrdiff_t>(hits.size()));
+            EXPECT_LE(tallest - shortest, 1);  // 49 rows: never 12, 12, 12, 12 and 1
+            // One task per thread: a 49-row product on two threads is 24 + 25 rows.
+            if (per_thread == 1 && threads == 2 && max_rows == 4096 && int64_t{m} * n * 64 >= (int64_t{1} << 16) &&
+                m >= 24) {
+              EXPECT_EQ(p.num_tasks(), 2);
             }
           }
-          EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<std::ptrdiff_t>(hits.size()));
-          EXPECT_LE(tallest - shortest, 1);  // 49 rows: never 12, 12, 12, 12 and 1
         }
       }
     }

@@ -259,7 +259,8 @@ Status Conv2DKernel::Prepare(KernelContext& ctx) {
                                : static_cast<int>(std::clamp<size_t>(kIm2colBlockFloats / static_cast<size_t>(depth_),
                                                                      kGemmTileRows, kMaxIm2colRows));
   // Groups are independent tasks already; each group is split for its share of the threads.
-  partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
+  partition_ =
+      PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows, kFloatGemmTasksPerThread);
   slot_floats_ = direct_ ? 0 : static_cast<size_t>(partition_.rows_per_task) * depth_;
 
   // Worth it when the rows are enough tasks to share and a tile's worth of

@@ -217,7 +217,7 @@ void GemmPartition::Task(int t, int* m_begin, int* m_end, int* n_begin, int* n_e
   *n_end = std::min(n, *n_begin + cols_per_task);
 }
 
-GemmPartition PartitionGemm(int m, int n, int k, int num_threads, int max_rows_per_task) {
+GemmPartition PartitionGemm(int m, int n, int k, int num_threads, int max_rows_per_task, int tasks_per_thread) {
   GemmPartition p;
   p.m = std::max(m, 0);
   p.n = std::max(n, 0);
@@ -225,9 +225,9 @@ GemmPartition PartitionGemm(int m, int n, int k, int num_threads, int max_rows_p
   const int tile = Kernels().gemm_f32_tile_rows;
   const int max_rows = std::max(tile, max_rows_per_task / tile * tile);
   const int panels = std::max(1, CeilDiv(p.n, kGemmPanelWidth));
-  // Enough tasks per thread to even out uneven chunks; tiny products stay whole.
+  // Tiny products stay whole.
   const int64_t work = static_cast<int64_t>(p.m) * p.n * std::max(k, 1);
-  const int target = (num_threads <= 1 || work < (int64_t{1} << 16)) ? 1 : 4 * num_threads;
+  const int target = (num_threads <= 1 || work < (int64_t{1} << 16)) ? 1 : std::max(1, tasks_per_thread) * num_threads;
   p.rows_per_task =
       std::min(max_rows, std::max(tile, RoundUp(CeilDiv(std::max(p.m, 1), target), tile)));
   p.m_tasks = std::max(1, CeilDiv(p.m, p.rows_per_task));
@@ -276,7 +276,8 @@ constexpr int kGemvRowsPerItem = 4;
 
 void ParallelGemmPacked(KernelContext& ctx, int m, int n, int k, const float* a, size_t lda, const float* packed,
                         const GemmEpilogue& epilogue, float* c, size_t ldc) {
-  const GemmJob job{PartitionGemm(m, n, k, ctx.num_threads(), 4096), k, a, lda, packed, epilogue, c, ldc};
+  const GemmJob job{PartitionGemm(m, n, k, ctx.num_threads(), 4096, kFloatGemmTasksPerThread), k, a, lda, packed,
+                    epilogue, c, ldc};
   if (job.partition.num_tasks() <= 1) {
     job.Run(0, job.partition.num_tasks());
     return;

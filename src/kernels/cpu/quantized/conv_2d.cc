@@ -176,7 +176,7 @@ Status QuantizedConv2DKernel::Prepare(KernelContext& ctx) {
   slots_ = std::max(1, ctx.num_threads());
   const size_t row_stride = QGemmRowStride(depth_);
   const int max_rows = static_cast<int>(std::clamp<size_t>(kBlockElements / row_stride, kQGemmTileRows, kMaxRowsPerTask));
-  partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows);
+  partition_ = PartitionGemm(rows_, group_out_c_, depth_, std::max(1, slots_ / groups_), max_rows, kQGemmTasksPerThread);
   const QGemmLayout layout = QGemmLayoutFor(rows_);
   quads_ = layout == QGemmLayout::kQuads;
   direct_rows_ = quads_ && pointwise_ && groups_ == 1 && xor_mask_ == 0 && depth_ % 4 == 0;

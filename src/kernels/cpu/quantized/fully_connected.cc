@@ -145,7 +145,7 @@ Status QuantizedFullyConnectedKernel::Prepare(KernelContext& ctx) {
   if (arithmetic_ == Arithmetic::kInt16) return Status::Ok();
 
   slots_ = std::max(1, ctx.num_threads());
-  partition_ = PartitionGemm(batch_, units_, depth_, slots_, kMaxBatchRowsPerTask);
+  partition_ = PartitionGemm(batch_, units_, depth_, slots_, kMaxBatchRowsPerTask, kQGemmTasksPerThread);
   const size_t row_stride = QGemmRowStride(depth_);
   const size_t row_bytes = std::max(row_stride * sizeof(int16_t), QGemmQuadRowStride(depth_));
   slot_bytes_ = static_cast<size_t>(partition_.rows_per_task) * row_bytes + 64;
