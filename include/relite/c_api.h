@@ -113,6 +113,10 @@ RELITE_CAPI_EXPORT void ReliteInterpreterOptionsSetErrorReporter(ReliteInterpret
 /* relite extensions: keep every intermediate tensor readable after Invoke
  * (debugging), and the resource limits (0 lifts one; see docs/SECURITY.md). */
 RELITE_CAPI_EXPORT void ReliteInterpreterOptionsSetPreserveAllTensors(ReliteInterpreterOptions* options, int preserve);
+/* relite extension: nonzero (the default) takes subnormal floats as zero in
+ * the CPU kernels during Invoke (InterpreterOptions::flush_denormals); 0
+ * keeps IEEE subnormals. */
+RELITE_CAPI_EXPORT void ReliteInterpreterOptionsSetFlushDenormals(ReliteInterpreterOptions* options, int flush);
 RELITE_CAPI_EXPORT void ReliteInterpreterOptionsSetResourceLimits(ReliteInterpreterOptions* options,
                                                                   uint64_t max_arena_bytes, uint64_t max_tensor_bytes,
                                                                   double max_macs);

@@ -74,6 +74,7 @@ _PROTOTYPES = {
     "ReliteInterpreterOptionsAddDelegate": (None, [c_void_p, c_void_p]),
     "ReliteInterpreterOptionsSetErrorReporter": (None, [c_void_p, c_void_p, c_void_p]),
     "ReliteInterpreterOptionsSetPreserveAllTensors": (None, [c_void_p, c_int]),
+    "ReliteInterpreterOptionsSetFlushDenormals": (None, [c_void_p, c_int]),
     "ReliteInterpreterCreate": (c_void_p, [c_void_p, c_void_p]),
     "ReliteInterpreterDelete": (None, [c_void_p]),
     "ReliteInterpreterGetInputTensorCount": (c_int32, [c_void_p]),

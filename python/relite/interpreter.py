@@ -206,7 +206,8 @@ class Interpreter:
 
     def __init__(self, model_path=None, model_content=None, experimental_delegates=None, num_threads=None,
                  experimental_op_resolver_type=None, experimental_preserve_all_tensors=False,
-                 experimental_disable_delegate_clustering=False, experimental_default_delegate_latest_features=False):
+                 experimental_disable_delegate_clustering=False, experimental_default_delegate_latest_features=False,
+                 flush_denormals=True):
         del experimental_op_resolver_type, experimental_disable_delegate_clustering
         del experimental_default_delegate_latest_features
         self._model = None
@@ -235,6 +236,8 @@ class Interpreter:
         _lib.ReliteInterpreterOptionsSetErrorReporter(self._options, ctypes.cast(self._reporter, ctypes.c_void_p), None)
         _lib.ReliteInterpreterOptionsSetNumThreads(self._options, -1 if num_threads is None else num_threads)
         _lib.ReliteInterpreterOptionsSetPreserveAllTensors(self._options, 1 if experimental_preserve_all_tensors else 0)
+        # relite's own keyword: subnormal floats as zero in the CPU kernels (the default; see InterpreterOptions).
+        _lib.ReliteInterpreterOptionsSetFlushDenormals(self._options, 1 if flush_denormals else 0)
         for d in self._delegates:
             if not isinstance(d, Delegate):
                 raise ValueError("experimental_delegates takes delegates made by relite.load_delegate, got %r" % (d,))

@@ -29,6 +29,7 @@ struct ReliteDelegate {
 struct ReliteInterpreterOptions {
   int num_threads = -1;
   bool preserve_all_tensors = false;
+  bool flush_denormals = true;
   relite::ResourceLimits limits;
   std::vector<ReliteDelegate*> delegates;
   ReporterFn reporter = nullptr;
@@ -218,6 +219,9 @@ void ReliteInterpreterOptionsSetErrorReporter(ReliteInterpreterOptions* options,
 void ReliteInterpreterOptionsSetPreserveAllTensors(ReliteInterpreterOptions* options, int preserve) {
   if (options != nullptr) options->preserve_all_tensors = preserve != 0;
 }
+void ReliteInterpreterOptionsSetFlushDenormals(ReliteInterpreterOptions* options, int flush) {
+  if (options != nullptr) options->flush_denormals = flush != 0;
+}
 void ReliteInterpreterOptionsSetResourceLimits(ReliteInterpreterOptions* options, uint64_t max_arena_bytes,
                                                uint64_t max_tensor_bytes, double max_macs) {
   if (options == nullptr) return;
@@ -240,7 +244,10 @@ ReliteInterpreter* ReliteInterpreterCreate(const ReliteModel* model, const Relit
     it->reporter_data = o.reporter_data;
     it->resolver = std::make_unique<relite::BuiltinOpResolver>();
     relite::InterpreterBuilder builder(*model->model, *it->resolver);
-    builder.SetNumThreads(o.num_threads).SetPreserveAllTensors(o.preserve_all_tensors).SetResourceLimits(o.limits);
+    builder.SetNumThreads(o.num_threads)
+        .SetPreserveAllTensors(o.preserve_all_tensors)
+        .SetFlushDenormals(o.flush_denormals)
+        .SetResourceLimits(o.limits);
     for (ReliteDelegate* d : o.delegates) {
       if (d != nullptr && d->delegate) builder.AddDelegate(d->delegate.get());
     }

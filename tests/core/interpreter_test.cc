@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "relite/relite.h"
+#include "src/core/interpreter/denormal_mode.h"
 #include "tests/testing/graph_builder.h"
+#include "tests/testing/single_op_model.h"
 
 namespace relite {
 namespace {
@@ -361,6 +363,62 @@ TEST(ClampFusion, PreserveAllTensorsKeepsTheClampNode) {
   ASSERT_TRUE(interp.ok());
   ASSERT_TRUE((*interp)->AllocateTensors().ok());
   EXPECT_FALSE((*interp)->node_is_fused(1));
+}
+
+// Subnormal products: MUL of 1e-20 by 1e-20 (1e-40, below FLT_MIN) over
+// enough elements that two threads each take a chunk.
+std::vector<float> SubnormalProducts(bool flush, int threads, bool* caller_flushes_after) {
+  testing::SingleOpModel m;
+  const int n = 1 << 16;
+  const int a = m.AddInput(DataType::kFloat32, {1, n});
+  const int b = m.AddInput(DataType::kFloat32, {1, n});
+  const int out = m.AddOutput(DataType::kFloat32);
+  m.SetBuiltinOp(tflite::BuiltinOperator::MUL, 1);
+  m.SetFlushDenormals(flush);
+  const Status built = m.Build(threads);
+  EXPECT_TRUE(built.ok()) << built.message();
+  if (!built.ok()) return {};
+  m.SetInput(a, std::vector<float>(n, 1e-20f));
+  m.SetInput(b, std::vector<float>(n, 1e-20f));
+  const Status ran = m.Invoke();
+  EXPECT_TRUE(ran.ok()) << ran.message();
+  *caller_flushes_after = ThisThreadFlushesDenormals();
+  return m.GetOutput<float>(out);
+}
+
+TEST(DenormalMode, InvokeTakesSubnormalsAsZeroOnEveryThreadAndRestoresTheCaller) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  ASSERT_FALSE(ThisThreadFlushesDenormals()) << "the test thread starts in the IEEE mode";
+  for (int threads : {1, 2}) {
+    bool caller_flushes = true;
+    const std::vector<float> flushed = SubnormalProducts(true, threads, &caller_flushes);
+    ASSERT_EQ(flushed.size(), size_t{1} << 16);
+    EXPECT_EQ(std::count(flushed.begin(), flushed.end(), 0.f), static_cast<std::ptrdiff_t>(flushed.size()))
+        << threads << " threads: every product is flushed";
+    EXPECT_FALSE(caller_flushes) << "Invoke puts the caller's mode back";
+
+    const std::vector<float> kept = SubnormalProducts(false, threads, &caller_flushes);
+    ASSERT_EQ(kept.size(), size_t{1} << 16);
+    EXPECT_EQ(std::count_if(kept.begin(), kept.end(), [](float v) { return v > 0.f && v < 1.2e-38f; }),
+              static_cast<std::ptrdiff_t>(kept.size()))
+        << threads << " threads: flush_denormals = false keeps IEEE subnormals";
+  }
+#else
+  GTEST_SKIP() << "no flush-to-zero control on this architecture";
+#endif
+}
+
+TEST(DenormalMode, AGuardInsideAFlushingThreadLeavesItFlushing) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  {
+    const ScopedFlushDenormals outer(true);
+    { const ScopedFlushDenormals inner(true); }
+    EXPECT_TRUE(ThisThreadFlushesDenormals());
+  }
+  EXPECT_FALSE(ThisThreadFlushesDenormals());
+#else
+  GTEST_SKIP() << "no flush-to-zero control on this architecture";
+#endif
 }
 
 }  // namespace

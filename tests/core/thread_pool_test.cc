@@ -1,9 +1,12 @@
 #include "src/core/interpreter/thread_pool.h"
+
+#include "src/core/interpreter/denormal_mode.h"
 #include "src/kernels/cpu/internal/gemm.h"
 #include "src/kernels/cpu/internal/slot_tasks.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -64,6 +67,39 @@ TEST(ThreadPool, ChunkZeroRunsOnTheCaller) {
     });
     ASSERT_TRUE(zero_on_caller.load()) << "job " << job;
   }
+}
+
+// Whether a chunk that ran on a worker thread (not the caller) saw the
+// subnormal-flushing mode. The caller's chunk waits (up to a second) for the
+// other to start, so that a worker, even one woken from sleep, takes it.
+bool WorkerFlushes(bool flush_denormals) {
+  ThreadPool pool(2, flush_denormals);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    std::atomic<int> seen{-1};  // -1: no chunk on a worker; else 0 or 1
+    std::atomic<bool> started{false};
+    pool.ParallelFor(2, 1, [&](int64_t b, int64_t) {
+      if (b == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        while (!started.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        return;
+      }
+      started.store(true);
+      if (std::this_thread::get_id() != caller) seen.store(ThisThreadFlushesDenormals() ? 1 : 0);
+    });
+    if (seen.load() >= 0) return seen.load() == 1;
+  }
+  ADD_FAILURE() << "no chunk ran on the worker";
+  return false;
+}
+
+TEST(ThreadPool, WorkersFlushSubnormalsWhenAsked) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  EXPECT_TRUE(WorkerFlushes(true));
+  EXPECT_FALSE(WorkerFlushes(false));
+#else
+  GTEST_SKIP() << "no flush-to-zero control on this architecture";
+#endif
 }
 
 TEST(SlotTasks, EachSlotStartsOnItsOwnRangeThenHelps) {

@@ -160,7 +160,10 @@ Status SingleOpModel::Build(int num_threads, const OpResolver* resolver) {
     resolver_ = std::make_unique<BuiltinOpResolver>();
     resolver = resolver_.get();
   }
-  RELITE_ASSIGN_OR_RETURN(interpreter_, InterpreterBuilder(*model_, *resolver).SetNumThreads(num_threads).Build());
+  RELITE_ASSIGN_OR_RETURN(interpreter_, InterpreterBuilder(*model_, *resolver)
+                                            .SetNumThreads(num_threads)
+                                            .SetFlushDenormals(flush_denormals_)
+                                            .Build());
   return interpreter_->AllocateTensors();
 }
 

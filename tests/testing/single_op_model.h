@@ -85,6 +85,8 @@ class SingleOpModel {
   // with BuiltinOpResolver (or `resolver`) and allocates tensors.
   Status Build(int num_threads = 1, const OpResolver* resolver = nullptr);
   Status Invoke();
+  // InterpreterOptions::flush_denormals for the next Build (default true).
+  void SetFlushDenormals(bool flush) { flush_denormals_ = flush; }
 
   template <typename T>
   void SetInput(int tensor_index, const std::vector<T>& values) {
@@ -111,6 +113,7 @@ class SingleOpModel {
   std::unique_ptr<Model> model_;
   std::unique_ptr<BuiltinOpResolver> resolver_;
   std::unique_ptr<Interpreter> interpreter_;
+  bool flush_denormals_ = true;
 };
 
 }  // namespace relite::testing

@@ -158,7 +158,7 @@ Status Bench(const BenchOptions& o) {
 
   Loaded loaded;
   Stopwatch init_sw;
-  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.limits));
+  RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.interpreter));
   const double init_ms = init_sw.ElapsedMs();
   Interpreter& interp = *loaded.interpreter;
 

@@ -66,7 +66,7 @@ StatusOr<double> ParseAmount(const std::string& flag, const std::string& text, d
 
 }  // namespace
 
-StatusOr<ResourceLimits> ParseLimits(const LimitFlags& flags) {
+StatusOr<ResourceLimits> ParseLimits(const InterpreterFlags& flags) {
   ResourceLimits limits;
   auto bytes = [](double v) { return v >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(v); };
   if (!flags.arena_bytes.empty()) {
@@ -85,8 +85,8 @@ StatusOr<ResourceLimits> ParseLimits(const LimitFlags& flags) {
 }
 
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors,
-                 const DelegateFlags& delegate, const LimitFlags& limit_flags) {
-  RELITE_ASSIGN_OR_RETURN(ResourceLimits limits, ParseLimits(limit_flags));
+                 const DelegateFlags& delegate, const InterpreterFlags& interpreter_flags) {
+  RELITE_ASSIGN_OR_RETURN(ResourceLimits limits, ParseLimits(interpreter_flags));
   if (!delegate.name.empty()) {
     // An unknown name or device is an error before any work; a delegate this
     // machine cannot run (no OpenCL) leaves the model on the CPU.
@@ -110,7 +110,10 @@ Status LoadModel(const std::string& path, int threads, bool build, Loaded* loade
   if (!build) return Status::Ok();
   loaded->resolver = std::make_unique<BuiltinOpResolver>();
   InterpreterBuilder builder(*loaded->model, *loaded->resolver);
-  builder.SetNumThreads(threads).SetPreserveAllTensors(preserve_all_tensors).SetResourceLimits(limits);
+  builder.SetNumThreads(threads)
+      .SetPreserveAllTensors(preserve_all_tensors)
+      .SetFlushDenormals(!interpreter_flags.keep_denormals)
+      .SetResourceLimits(limits);
   if (loaded->delegate) builder.AddDelegate(loaded->delegate.get());
   auto interp = builder.Build();
   if (!interp.ok()) return interp.status();

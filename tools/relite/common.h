@@ -13,13 +13,16 @@ namespace relite::cli {
 
 constexpr const char* kVersion = "0.1.0";
 
+// The interpreter's options shared by run, inspect, bench and diff:
 // --max-arena-bytes, --max-tensor-bytes (sizes: 4096, 512M, 4G; binary
-// multiples) and --max-macs (2e11, 200G; decimal); "0" lifts a bound, an
-// empty string keeps the library default (ResourceLimits).
-struct LimitFlags {
+// multiples) and --max-macs (2e11, 200G; decimal), where "0" lifts a bound
+// and an empty string keeps the library default (ResourceLimits); and
+// --keep-denormals (InterpreterOptions::flush_denormals = false).
+struct InterpreterFlags {
   std::string arena_bytes, tensor_bytes, macs;
+  bool keep_denormals = false;
 };
-StatusOr<ResourceLimits> ParseLimits(const LimitFlags& flags);
+StatusOr<ResourceLimits> ParseLimits(const InterpreterFlags& flags);
 
 struct RunOptions {
   std::string model;
@@ -33,13 +36,13 @@ struct RunOptions {
   bool save_inputs = false;
   std::string dump_tensors;
   DelegateFlags delegate;
-  LimitFlags limits;
+  InterpreterFlags interpreter;
 };
 struct InspectOptions {
   std::string model;
   int threads = 0;
   DelegateFlags delegate;
-  LimitFlags limits;
+  InterpreterFlags interpreter;
 };
 struct BenchOptions {
   std::string model;
@@ -50,7 +53,7 @@ struct BenchOptions {
   bool profile = false;  // per-op time table after the timed runs
   int profile_nodes = 0;  // also list this many slowest nodes (implies profile)
   DelegateFlags delegate;
-  LimitFlags limits;
+  InterpreterFlags interpreter;
 };
 
 // Each returns the process exit code; errors are printed with ReportError.
@@ -84,7 +87,7 @@ struct Loaded {
 // that is unavailable on this machine (no OpenCL) is a warning: the model runs
 // on the CPU.
 Status LoadModel(const std::string& path, int threads, bool build, Loaded* loaded, bool preserve_all_tensors = false,
-                 const DelegateFlags& delegate = {}, const LimitFlags& limits = {});
+                 const DelegateFlags& delegate = {}, const InterpreterFlags& interpreter = {});
 // A name (tensor, op, subgraph, description) read from a model file, safe to
 // print: control bytes and invalid UTF-8 as \xNN (EscapeUntrusted).
 inline std::string Safe(const std::string& bytes) { return EscapeUntrusted(bytes); }

@@ -106,7 +106,7 @@ Status Diff(const DiffOptions& o) {
            {}};
   for (Side* s : {&test, &ref}) {
     RELITE_RETURN_IF_ERROR(LoadModel(s->model, s->threads, /*build=*/true, &s->loaded,
-                                    /*preserve_all_tensors=*/o.per_layer, s->delegate, o.limits)
+                                    /*preserve_all_tensors=*/o.per_layer, s->delegate, o.interpreter)
                                .WithContext(s == &test ? "test configuration" : "reference configuration"));
   }
   Interpreter& a = *test.loaded.interpreter;

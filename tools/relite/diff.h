@@ -18,7 +18,7 @@ struct DiffOptions {
   std::vector<std::string> inputs;
   int threads = 0, ref_threads = 0;
   DelegateFlags delegate, ref_delegate;  // the test configuration and the reference (default: CPU)
-  LimitFlags limits;
+  InterpreterFlags interpreter;
   double atol = 1e-3, rtol = 1e-3;
   uint64_t seed = 1;
   bool per_layer = false;

@@ -214,7 +214,7 @@ void PrintIo(const char* title, const std::vector<int>& indices, const std::vect
 int InspectCommand(const InspectOptions& o) {
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
-  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.limits);
+  Status build_status = LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/false, o.delegate, o.interpreter);
   if (loaded.model == nullptr) return ReportError(build_status);
   // A delegate that cannot be created (unknown name) is an error, not a
   // model to describe without it.

@@ -30,8 +30,8 @@ int Main(int argc, char** argv) {
     delegate_help += (names.empty() ? std::string("none in this build") : names) + ")";
   }
 
-  // The resource bounds (relite::ResourceLimits) on run, inspect and bench.
-  auto add_limit_flags = [](CLI::App* cmd, relite::cli::LimitFlags& flags) {
+  // The resource bounds (relite::ResourceLimits) and the float mode on run, inspect, bench and diff.
+  auto add_interpreter_flags = [](CLI::App* cmd, relite::cli::InterpreterFlags& flags) {
     cmd->add_option("--max-arena-bytes", flags.arena_bytes,
                     "Refuse a model whose activation arena exceeds SIZE (e.g. 512M, 4G; 0: no bound; default 4G)")
         ->type_name("SIZE");
@@ -42,6 +42,9 @@ int Main(int argc, char** argv) {
                     "Refuse a model estimated to need more than N multiply-accumulates per inference (e.g. 2e11, 500G; "
                     "0: no bound; default 2e11)")
         ->type_name("N");
+    cmd->add_flag("--keep-denormals", flags.keep_denormals,
+                  "CPU kernels keep IEEE subnormal floats (default: taken as zero; an operation on one costs ~100 cycles "
+                  "on x86)");
   };
 
   // The GPU delegate's kernel cache and tuning (run, inspect, bench).
@@ -88,7 +91,7 @@ int Main(int argc, char** argv) {
   run->add_option("--delegate", run_opts.delegate.name, delegate_help)->type_name("NAME");
   run->add_option("--precision", run_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  add_limit_flags(run, run_opts.limits);
+  add_interpreter_flags(run, run_opts.interpreter);
   add_gpu_cache_flags(run, run_opts.delegate);
   run->add_option("--gpu-device", run_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
@@ -102,7 +105,7 @@ int Main(int argc, char** argv) {
       ->type_name("NAME");
   inspect->add_option("--precision", inspect_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  add_limit_flags(inspect, inspect_opts.limits);
+  add_interpreter_flags(inspect, inspect_opts.interpreter);
   add_gpu_cache_flags(inspect, inspect_opts.delegate);
   inspect->add_option("--gpu-device", inspect_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
@@ -123,7 +126,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--delegate", bench_opts.delegate.name, delegate_help)->type_name("NAME");
   bench->add_option("--precision", bench_opts.delegate.precision, "Delegate precision: fp32 (default); GPU: fp16 (half storage, float arithmetic); oneDNN: bf16 (AVX-512 BF16 or AMX)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  add_limit_flags(bench, bench_opts.limits);
+  add_interpreter_flags(bench, bench_opts.interpreter);
   add_gpu_cache_flags(bench, bench_opts.delegate);
   bench->add_option("--gpu-device", bench_opts.delegate.device, "GPU delegate device: an index or a name substring (default: the first GPU, else any OpenCL device)")
       ->type_name("N|NAME");
@@ -164,7 +167,7 @@ int Main(int argc, char** argv) {
   diff->add_flag("--per-layer", diff_opts.per_layer, "Compare every tensor in execution order (keeps all tensors)");
   diff->add_flag("--verbose,-v", diff_opts.verbose, "With --per-layer, list every tensor, not only those past the bound");
   diff->add_flag("--json", diff_opts.json, "Print one JSON object");
-  add_limit_flags(diff, diff_opts.limits);
+  add_interpreter_flags(diff, diff_opts.interpreter);
 
   std::string cache_dir;
   bool cache_clear = false;

@@ -50,7 +50,7 @@ Status Run(const RunOptions& o) {
   const int threads = o.threads > 0 ? o.threads : DefaultThreads();
   Loaded loaded;
   RELITE_RETURN_IF_ERROR(LoadModel(o.model, threads, /*build=*/true, &loaded, /*preserve_all_tensors=*/!o.dump_tensors.empty(),
-                                  o.delegate, o.limits));
+                                  o.delegate, o.interpreter));
   Interpreter& interp = *loaded.interpreter;
 
   const int num_inputs = interp.num_inputs();

@@ -4,14 +4,16 @@
 
 #include "fmt/format.h"
 #include "src/core/base/exception_guard.h"
+#include "src/core/interpreter/denormal_mode.h"
 #include "src/core/interpreter/graph_table.h"
 #include "src/core/interpreter/subgraph.h"
 #include "src/core/interpreter/thread_pool.h"
 
 namespace relite {
 
-Interpreter::Interpreter(const Model& model, int num_threads)
-    : model_(model), pool_(std::make_unique<ThreadPool>(num_threads)) {}
+Interpreter::Interpreter(const Model& model, int num_threads, bool flush_denormals)
+    : model_(model), flush_denormals_(flush_denormals),
+      pool_(std::make_unique<ThreadPool>(num_threads, flush_denormals)) {}
 
 Interpreter::~Interpreter() = default;
 
@@ -42,10 +44,12 @@ Status Interpreter::ResizeInputTensorStrict(int input_index, const Shape& shape)
 }
 
 Status Interpreter::Invoke() {
+  const ScopedFlushDenormals denormals(flush_denormals_);
   return CatchExceptions("Invoke", [&] { return main_->Invoke(); });
 }
 
 Status Interpreter::ResetVariableTensors() {
+  const ScopedFlushDenormals denormals(flush_denormals_);  // CALL_ONCE initializers run kernels
   return CatchExceptions("ResetVariableTensors", [&]() -> Status {
     for (int i = 0; i < graphs_->num_subgraphs(); ++i) {
       if (Subgraph* sg = graphs_->built(i)) RELITE_RETURN_IF_ERROR(sg->ResetVariables());
@@ -121,6 +125,11 @@ InterpreterBuilder& InterpreterBuilder::SetResourceLimits(const ResourceLimits& 
   return *this;
 }
 
+InterpreterBuilder& InterpreterBuilder::SetFlushDenormals(bool flush) {
+  options_.flush_denormals = flush;
+  return *this;
+}
+
 InterpreterBuilder& InterpreterBuilder::AddDelegate(Delegate* delegate) {
   delegates_.push_back(delegate);
   return *this;
@@ -130,7 +139,7 @@ StatusOr<std::unique_ptr<Interpreter>> InterpreterBuilder::Build() {
   return CatchExceptions("InterpreterBuilder::Build", [&]() -> StatusOr<std::unique_ptr<Interpreter>> {
     int threads = options_.num_threads;
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads));
+    std::unique_ptr<Interpreter> interp(new Interpreter(model_, threads, options_.flush_denormals));
     interp->graphs_ = std::make_unique<GraphTable>(model_, resolver_, interp->pool_.get(), options_);
     RELITE_RETURN_IF_ERROR(interp->graphs_->BuildMain());
     interp->main_ = interp->graphs_->main();

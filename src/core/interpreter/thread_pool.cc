@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/core/interpreter/denormal_mode.h"
+
 // A spin-wait hint: PAUSE on x86, YIELD on AArch64 (both tell the core this is
 // a spin loop, without giving the thread up); elsewhere the OS yield.
 #if defined(__x86_64__) || defined(__i386__)
@@ -24,8 +26,8 @@ uint32_t ChunksOf(uint64_t s) { return static_cast<uint32_t>((s >> 16) & 0xffff)
 uint32_t NextOf(uint64_t s) { return static_cast<uint32_t>(s & 0xffff); }
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(std::clamp(num_threads, 1, 256)) {
-  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+ThreadPool::ThreadPool(int num_threads, bool flush_denormals) : num_threads_(std::clamp(num_threads, 1, 256)) {
+  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, flush_denormals] { WorkerLoop(flush_denormals); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -51,7 +53,8 @@ void ThreadPool::RunChunks(uint64_t job_id) {
   }
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(bool flush_denormals) {
+  if (flush_denormals) FlushDenormalsOnThisThread();
   uint64_t seen = 0;
   while (true) {
     uint64_t job = JobOf(state_.load(std::memory_order_acquire));

@@ -19,7 +19,9 @@ namespace relite {
 class ThreadPool {
  public:
   // `num_threads` includes the calling thread; 1 means no worker threads.
-  explicit ThreadPool(int num_threads);
+  // `flush_denormals`: the workers take subnormal floats as zero
+  // (denormal_mode.h); the caller's thread is the caller's to set.
+  explicit ThreadPool(int num_threads, bool flush_denormals = false);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -31,7 +33,7 @@ class ThreadPool {
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(bool flush_denormals);
   // Claims and runs chunks of the current job until none is left.
   void RunChunks(uint64_t job_id);
 

@@ -52,6 +52,7 @@ OpResult<Out> RunBinary(const OpSpec& spec, DataType type, const Shape& a_shape,
   const int ib = b_const ? m.AddConstInput<T>(b_type, b_shape, b) : m.AddInput(b_type, b_shape);
   const int io = m.AddOutput(out_type);
   m.SetBuiltinOp(spec.op, spec.version, spec.options_type, spec.options ? spec.options(m.fbb()) : 0);
+  m.SetFlushDenormals(false);  // the references are IEEE, subnormal special values included
   r.build = m.Build(threads);
   if (!r.build.ok()) return r;
   // Empty tensors may have no data pointer: skip their copies.
@@ -73,6 +74,7 @@ OpResult<Out> RunUnary(const OpSpec& spec, DataType in_type, DataType out_type, 
   const int in = input_const ? m.AddConstInput<In>(in_type, shape, x, quant) : m.AddInput(in_type, shape, quant);
   const int io = m.AddOutput(out_type);
   m.SetBuiltinOp(spec.op, spec.version, spec.options_type, spec.options ? spec.options(m.fbb()) : 0);
+  m.SetFlushDenormals(false);  // the references are IEEE, subnormal special values included
   r.build = m.Build(threads);
   if (!r.build.ok()) return r;
   if (!input_const && !x.empty()) m.SetInput<In>(in, x);
