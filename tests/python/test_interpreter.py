@@ -197,6 +197,24 @@ def test_resize_and_strict_resize(impl, test_models):
         it.allocate_tensors()
 
 
+def test_flush_denormals_keyword(test_models):
+    """relite's own keyword: subnormal floats read as zero by default, IEEE with flush_denormals=False."""
+    import relite
+    path = str(test_models / "signature_add.tflite")
+    tiny = np.full((1, 4), 1e-40, dtype=np.float32)  # subnormal: below 1.18e-38
+    sums = []
+    for flush in (True, False):
+        it = relite.Interpreter(model_path=path, flush_denormals=flush)
+        it.allocate_tensors()
+        x, y = [d["index"] for d in it.get_input_details()]
+        it.set_tensor(x, tiny)
+        it.set_tensor(y, np.zeros((1, 4), dtype=np.float32))
+        it.invoke()
+        sums.append(it.get_tensor(it.get_output_details()[0]["index"]))
+    assert np.array_equal(sums[0], np.zeros((1, 4), dtype=np.float32))
+    assert np.array_equal(sums[1], tiny)
+
+
 def test_signatures(impl, test_models):
     it = impl(model_path=str(test_models / "signature_add.tflite"))
     assert it.get_signature_list() == {"serving_default": {"inputs": ["x", "y"], "outputs": ["sum"]}}
