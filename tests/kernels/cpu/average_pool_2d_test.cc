@@ -144,6 +144,16 @@ TEST(AveragePool2DTest, GlobalPoolingAndThreads) {
     t.batch = 3, t.in_h = 33, t.in_w = 31, t.channels = 24, t.stride_h = 2, t.stride_w = 2, t.threads = threads;
     RunPoolCase(t, 7);
   }
+  // One image's global pool in bands of input rows, one per thread (uneven
+  // with 3 and 4: 61 rows), combined and clamped after.
+  for (int threads : {2, 3, 4}) {
+    for (Act act : {Act::NONE, Act::RELU6}) {
+      PoolCase g;
+      g.in_h = 61, g.in_w = 63, g.channels = 17, g.filter_h = 61, g.filter_w = 63, g.same = false;
+      g.activation = act, g.threads = threads;
+      RunPoolCase(g, 11);
+    }
+  }
 }
 
 TEST(AveragePool2DTest, KnownValues) {

@@ -4,6 +4,15 @@
 
 namespace relite::cpu {
 
+int GlobalPoolBands(const Pool2DParams& params, const Pool2DGeometry& g, int threads) {
+  const bool global = g.batch == 1 && g.out_h == 1 && g.out_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+                      params.filter_h == g.in_h && params.filter_w == g.in_w;
+  if (!global || threads <= 1) return 1;
+  const int64_t elements = int64_t{g.in_h} * g.in_w * g.channels;
+  // About 8K elements (a microsecond) a band at least, and whole rows each.
+  return static_cast<int>(std::clamp<int64_t>(elements / 8192, 1, std::min<int64_t>(threads, g.in_h)));
+}
+
 Status PreparePool2D(KernelContext& ctx, const Pool2DParams& params, Pool2DGeometry* g) {
   if (ctx.num_inputs() != 1 || !ctx.has_input(0)) {
     return ctx.Error("expects 1 input, got " + std::to_string(ctx.num_inputs()));
@@ -31,6 +40,8 @@ Status PreparePool2D(KernelContext& ctx, const Pool2DParams& params, Pool2DGeome
   g->out_w = w.out;
   g->pad_top = h.pad_before;
   g->pad_left = w.pad_before;
+  g->global_bands = GlobalPoolBands(params, *g, ctx.num_threads());
+  if (g->global_bands > 1) ctx.RequestScratch(static_cast<size_t>(g->global_bands) * g->channels * sizeof(float));
   return ctx.ResizeOutput(0, {g->batch, g->out_h, g->out_w, g->channels});
 }
 
