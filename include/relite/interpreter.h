@@ -55,7 +55,7 @@ struct InterpreterOptions {
   // runs: x86 MXCSR FTZ + DAZ, AArch64 FPCR.FZ, on the calling thread (put
   // back after) and on the worker threads. An operation on a subnormal costs
   // about a hundred cycles on x86, and models that multiply by sigmoids of
-  // large negative values make many (selfie_segmentation: 2.70 -> 1.92 ms
+  // large negative values make many (selfie_segmentation: 2.42 -> 1.74 ms
   // on one thread). Only results that would be subnormal change; false
   // keeps IEEE subnormals.
   bool flush_denormals = true;

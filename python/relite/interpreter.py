@@ -14,6 +14,10 @@ Same methods, detail dicts, exception types and copy/view rules as LiteRT:
 get_tensor copies, tensor() returns a function giving a zero-copy view, and
 allocate_tensors / invoke / resize_tensor_input refuse to run while such a
 view is alive (RuntimeError), because they may move the memory under it.
+
+One keyword of relite's own: flush_denormals (default True) lets the CPU
+kernels take subnormal floats (|x| < 1.2e-38) as zero during invoke, which
+LiteRT does not; pass False for IEEE subnormals.
 """
 
 import ctypes
