@@ -243,6 +243,13 @@ constexpr auto MakePairTiles(std::integer_sequence<int, kRows...>) {
 }
 constexpr auto kPairTiles = MakePairTiles(std::make_integer_sequence<int, kTileRows>{});
 
+// Whole tiles of `tile_rows` to run before the rest of `rows`: one fewer
+// when rows are left over, so that the rest joins the last whole tile.
+int WholeTilesBeforeRest(int rows, int tile_rows) {
+  const int full = rows / tile_rows;
+  return rows % tile_rows != 0 && full > 0 ? full - 1 : full;
+}
+
 }  // namespace
 
 // Two adjacent full 16-column panels, 12 rows a tile: 24 accumulators and
@@ -262,8 +269,7 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
                            residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                            residual_stride);
   };
-  const int full = rows / kTileRows, left = rows % kTileRows;
-  const int whole = left != 0 && full > 0 ? full - 1 : full;
+  const int whole = WholeTilesBeforeRest(rows, kTileRows);
   int r = 0;
   for (int t = 0; t < whole; ++t, r += kTileRows) {
     MicroTile<kTileRows, VecF, 1, 2>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
@@ -293,8 +299,7 @@ void GemmF32PanelQuad(int rows, const GemmSegments& depth, const float* a, size_
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
                       float lo, float hi, const float* residual, size_t residual_stride) {
   constexpr int kQuadRows = kTileRows / 2;
-  const int full = rows / kQuadRows, left = rows % kQuadRows;
-  const int whole = left != 0 && full > 0 ? full - 1 : full;
+  const int whole = WholeTilesBeforeRest(rows, kQuadRows);
   int r = 0;
   for (int t = 0; t < whole; ++t, r += kQuadRows) {
     MicroTile<kQuadRows, VecF, 1, 4>(depth, a + static_cast<size_t>(r) * lda, lda, b, c + static_cast<size_t>(r) * ldc,
