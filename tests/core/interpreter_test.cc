@@ -365,8 +365,10 @@ TEST(ClampFusion, PreserveAllTensorsKeepsTheClampNode) {
   EXPECT_FALSE((*interp)->node_is_fused(1));
 }
 
-// Subnormal products: MUL of 1e-20 by 1e-20 (1e-40, below FLT_MIN) over
-// enough elements that two threads each take a chunk.
+// Subnormal products: MUL of 1e-20 by 1e-20 (1e-40, below FLT_MIN), in
+// two chunks with two threads. Whether the worker runs one is up to the
+// pool (a sleeping worker leaves both to the caller); thread_pool_test's
+// WorkersFlushSubnormalsWhenAsked makes sure one does.
 std::vector<float> SubnormalProducts(bool flush, int threads, bool* caller_flushes_after) {
   testing::SingleOpModel m;
   const int n = 1 << 16;

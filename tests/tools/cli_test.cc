@@ -134,6 +134,39 @@ TEST(CliTest, UnknownDelegateListsTheAvailableOnes) {
   }
 }
 
+TEST(CliTest, KeepDenormalsKeepsSubnormalFloats) {
+  // x + y with x a subnormal float: zero by default (flush_denormals), x with --keep-denormals.
+  TempDir tmp;
+  relite::ModelWriter w("cli test: ADD of a subnormal");
+  const int x = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "x");
+  const int y = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "y");
+  const int sum = w.AddTensor(relite::DataType::kFloat32, {1, 4}, "sum");
+  w.AddOp(relite::BuiltinOp::kAdd, {x, y}, {sum}, relite::writer::ArithmeticOptions{});
+  w.SetInputs({x, y});
+  w.SetOutputs({sum});
+  const std::string model = tmp / "subnormal_add.tflite";
+  ASSERT_TRUE(w.WriteFile(model).ok());
+  const std::vector<float> tiny(4, 1e-40f), zeros(4, 0.f);
+  auto bytes = [](const std::vector<float>& v) {
+    return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                reinterpret_cast<const uint8_t*>(v.data()) + v.size() * sizeof(float));
+  };
+  const std::string a = tmp / "a.npy", b = tmp / "b.npy";
+  WriteNpy(a, "<f4", {1, 4}, bytes(tiny));
+  WriteNpy(b, "<f4", {1, 4}, bytes(zeros));
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "--keep-denormals" : "default");
+    const std::string out_dir = tmp / (keep ? "kept" : "flushed");
+    std::vector<std::string> args = {"run", model, "-i", a, "-i", b, "-o", out_dir};
+    if (keep) args.push_back("--keep-denormals");
+    CommandResult r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<uint8_t> out = ReadBinaryFile(out_dir + "/output_0.bin");
+    ASSERT_EQ(out.size(), 16u);
+    EXPECT_EQ(out, bytes(keep ? tiny : zeros));
+  }
+}
+
 // --- Tests on the real models ---
 
 class CliModelsTest : public ::testing::Test {
