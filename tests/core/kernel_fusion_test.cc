@@ -3,7 +3,9 @@
 // that only appends zero channels to that operand is skipped too. HARD_SWISH:
 // CONV_2D or DEPTHWISE_CONV_2D [+ clamp] -> HARD_SWISH runs as one kernel.
 // Expansion: a 1x1 CONV_2D [+ clamp] -> DEPTHWISE_CONV_2D runs as the
-// depthwise kernel, which makes the expanded rows itself.
+// depthwise kernel, which makes the expanded rows itself. Projection: a
+// 3x3 DEPTHWISE_CONV_2D [-> HARD_SWISH] -> 1x1 CONV_2D [+ ADD] runs as the
+// depthwise kernel, which multiplies its rows while they are in L1.
 // Every case is compared with the same model run unfused
 // (SetPreserveAllTensors), which must give the same bits: the fused kernel
 // does the same float operations.
@@ -569,7 +571,15 @@ struct ExpansionSpec {
   bool conv_bias = true;
   bool hard_swish_after = false;
   bool expanded_is_output = false;  // a second reader: not fused
-  bool float16_weights = false;     // the convolution's weights behind DEQUANTIZE (folded after the fusion pass)
+  bool float16_weights = false;     // the convolutions' weights behind DEQUANTIZE (folded after the fusion pass)
+  bool expansion = true;            // false: the depthwise reads x (then cexp must equal cin)
+  int project = 0;                  // a 1x1 projection to this many channels after the depthwise (0: none)
+  bool project_bias = true;
+  Activation project_act = Activation::kNone;
+  bool project_add = false;         // ADD(projection, x): stride 1, project == cin
+  Activation add_act = Activation::kNone;
+  bool add_operand_after = false;   // the ADD's operand is RELU(x), computed after the depthwise
+  bool depthwise_is_output = false; // a second reader of the depthwise output
 };
 
 // More threads than this machine has cores: the threads take each other's
@@ -585,7 +595,7 @@ constexpr float kExpansionRtol = 1e-6f;
 
 struct ExpansionBuilt {
   std::vector<uint8_t> bytes;
-  int conv = -1, relu = -1, dw = -1, swish = -1;
+  int conv = -1, relu = -1, dw = -1, swish = -1, project = -1, add = -1;
 };
 
 ExpansionBuilt BuildExpansion(const ExpansionSpec& s) {
@@ -599,14 +609,17 @@ ExpansionBuilt BuildExpansion(const ExpansionSpec& s) {
     m.AddOp(BuiltinOp::kDequantize, {h}, {f});
     return f;
   };
-  const int filter = constant({s.cexp, 1, 1, s.cin}, "expand_filter", Random(static_cast<size_t>(s.cexp) * s.cin, 11));
-  std::vector<int> conv_inputs = {x, filter};
-  if (s.conv_bias) conv_inputs.push_back(constant({s.cexp}, "expand_bias", Random(static_cast<size_t>(s.cexp), 12)));
-  int expanded = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cexp}, "expanded");
-  writer::Conv2DOptions conv_options;
-  conv_options.activation = s.conv_act;
-  b.conv = m.AddOp(BuiltinOp::kConv2D, conv_inputs, {expanded}, conv_options);
-  if (s.relu6_node) {
+  int expanded = x;
+  if (s.expansion) {
+    const int filter = constant({s.cexp, 1, 1, s.cin}, "expand_filter", Random(static_cast<size_t>(s.cexp) * s.cin, 11));
+    std::vector<int> conv_inputs = {x, filter};
+    if (s.conv_bias) conv_inputs.push_back(constant({s.cexp}, "expand_bias", Random(static_cast<size_t>(s.cexp), 12)));
+    expanded = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cexp}, "expanded");
+    writer::Conv2DOptions conv_options;
+    conv_options.activation = s.conv_act;
+    b.conv = m.AddOp(BuiltinOp::kConv2D, conv_inputs, {expanded}, conv_options);
+  }
+  if (s.expansion && s.relu6_node) {
     const int clamped = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cexp}, "expanded_relu6");
     b.relu = m.AddOp(BuiltinOp::kRelu6, {expanded}, {clamped});
     expanded = clamped;
@@ -632,8 +645,36 @@ ExpansionBuilt BuildExpansion(const ExpansionSpec& s) {
     out = m.AddTensor(DataType::kFloat32, {1, oh, ow, cout}, "swish");
     b.swish = m.AddOp(BuiltinOp::kHardSwish, {d}, {out});
   }
+  const int depthwise_out = out;
+  if (s.project > 0) {
+    // Created after the depthwise node: with float16 weights their
+    // DEQUANTIZE nodes come after it in the plan.
+    const int filter = constant({s.project, 1, 1, cout}, "project_filter",
+                                Random(static_cast<size_t>(s.project) * cout, 15));
+    std::vector<int> inputs = {out, filter};
+    if (s.project_bias) inputs.push_back(constant({s.project}, "project_bias", Random(static_cast<size_t>(s.project), 16)));
+    int operand = x;
+    if (s.add_operand_after) {
+      operand = m.AddTensor(DataType::kFloat32, {1, s.h, s.w, s.cin}, "relu_x");
+      m.AddOp(BuiltinOp::kRelu, {x}, {operand});
+    }
+    out = m.AddTensor(DataType::kFloat32, {1, oh, ow, s.project}, "projected");
+    writer::Conv2DOptions options;
+    options.activation = s.project_act;
+    b.project = m.AddOp(BuiltinOp::kConv2D, inputs, {out}, options);
+    if (s.project_add) {
+      const int sum = m.AddTensor(DataType::kFloat32, {1, oh, ow, s.project}, "sum");
+      writer::ArithmeticOptions add_options;
+      add_options.activation = s.add_act;
+      b.add = m.AddOp(BuiltinOp::kAdd, {out, operand}, {sum}, add_options);
+      out = sum;
+    }
+  }
   m.SetInputs({x});
-  m.SetOutputs(s.expanded_is_output ? std::vector<int>{out, expanded} : std::vector<int>{out});
+  std::vector<int> outputs = {out};
+  if (s.expanded_is_output) outputs.push_back(expanded);
+  if (s.depthwise_is_output) outputs.push_back(depthwise_out);
+  m.SetOutputs(outputs);
   b.bytes = Finished(m);
   return b;
 }
@@ -757,6 +798,130 @@ TEST(PointwiseDepthwiseFusion, NotFusedForASecondReaderOrASmallMap) {
     const RunResult run = Invoke(b.bytes, /*preserve=*/false, 2);
     EXPECT_FALSE(run.fused[static_cast<size_t>(b.conv)]);
     EXPECT_TRUE(run.fused[static_cast<size_t>(b.relu)]);  // the RELU6 still joins the convolution
+  }
+}
+
+// ------------------------------------------- depthwise -> 1x1 projection
+// A 3x3 DEPTHWISE_CONV_2D [-> HARD_SWISH] -> 1x1 CONV_2D [-> ADD] runs as
+// the depthwise kernel (Subgraph::FusePointwiseOutputs) when the depthwise
+// output is 512 KiB or more: its rows are made a few at a time in scratch
+// and multiplied there, with the expansion before it fused or not.
+TEST(PointwiseProjectionFusion, MatchesTheUnfusedGraph) {
+  using Case = NamedCase<ExpansionSpec>;
+  std::vector<Case> cases;
+  ExpansionSpec s;
+  s.expansion = false, s.cin = s.cexp = 24, s.h = s.w = 112, s.project = 16;
+  cases.push_back({"depthwise 112x112x24 -> 16, no expansion", s});
+  s = ExpansionSpec{};
+  s.project = 16, s.project_add = true, s.add_act = Activation::kRelu6;
+  cases.push_back({"expansion, depthwise, projection + ADD(x) + RELU6", s});
+  s = ExpansionSpec{};
+  s.h = 131, s.w = 129, s.stride = 2, s.project = 24, s.project_act = Activation::kRelu6, s.project_bias = false;
+  cases.push_back({"stride 2, odd sizes, 24 outputs (a partial panel), RELU6, no bias", s});
+  s = ExpansionSpec{};
+  s.hard_swish_after = true, s.project = 40;
+  cases.push_back({"HARD_SWISH between the depthwise and the projection", s});
+  s = ExpansionSpec{};
+  s.expansion = false, s.cin = s.cexp = 32, s.h = 70, s.w = 66, s.dilation = 2, s.multiplier = 2, s.project = 8;
+  s.padding = writer::Padding::kValid;
+  cases.push_back({"no expansion, dilation 2, multiplier 2, VALID, 8 outputs", s});
+  s = ExpansionSpec{};
+  s.float16_weights = true, s.project = 16, s.project_add = true;
+  cases.push_back({"float16 weights: the projection's DEQUANTIZE nodes move before the depthwise", s});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const ExpansionBuilt b = BuildExpansion(c.spec);
+    std::vector<int> fused = {b.project};
+    for (int node : {b.conv, b.relu, b.swish, b.add}) {
+      if (node >= 0) fused.push_back(node);
+    }
+    const std::vector<bool> run = ExpectSameAsUnfused(b.bytes, fused, 1, kExpansionRtol, kExpansionThreads);
+    ASSERT_GT(run.size(), static_cast<size_t>(b.dw));
+    EXPECT_FALSE(run[static_cast<size_t>(b.dw)]);  // the depthwise node runs them all
+  }
+}
+
+TEST(PointwiseProjectionFusion, BatchesMatchTheUnfusedGraph) {
+  // Three images: a thread's run of rows crosses from one image to the next.
+  for (bool expansion : {true, false}) {
+    SCOPED_TRACE(expansion ? "with the expansion" : "without the expansion");
+    ExpansionSpec s;
+    s.expansion = expansion;
+    if (!expansion) s.cin = 64;
+    s.project = s.cin, s.project_add = true;
+    const ExpansionBuilt b = BuildExpansion(s);
+    // (The ADD stays its own node: the pass saw the operand's declared batch of 1.)
+    ExpectSameAsUnfused(b.bytes, {b.project}, /*batch=*/3, kExpansionRtol, kExpansionThreads);
+  }
+}
+
+TEST(PointwiseProjectionFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingTheNode) {
+  // The pass sees the declared [16,1,1,64] filter; its DEQUANTIZE folds to
+  // the float16 constant's real [16,1,1,65]. The depthwise kernel, which now
+  // runs the projection, must refuse it at AllocateTensors.
+  ModelWriter m;
+  const int x = m.AddTensor(DataType::kFloat32, {1, 96, 96, 64}, "x");
+  const int dw_filter = m.AddConstantOf<float>({1, 3, 3, 64}, "dw_filter", Random(9 * 64, 22));
+  const int d = m.AddTensor(DataType::kFloat32, {1, 96, 96, 64}, "dw");
+  const int dw = m.AddOp(BuiltinOp::kDepthwiseConv2D, {x, dw_filter}, {d}, writer::DepthwiseConv2DOptions{});
+  const int half = m.AddFloat16Constant({16, 1, 1, 65}, "project_filter_fp16", Random(16 * 65, 21));
+  const int filter = m.AddTensor(DataType::kFloat32, {16, 1, 1, 64}, "project_filter");
+  m.AddOp(BuiltinOp::kDequantize, {half}, {filter});
+  const int out = m.AddTensor(DataType::kFloat32, {1, 96, 96, 16}, "projected");
+  const int project = m.AddOp(BuiltinOp::kConv2D, {d, filter}, {out}, writer::Conv2DOptions{});
+  m.SetInputs({x});
+  m.SetOutputs({out});
+  const std::vector<uint8_t> bytes = Finished(m);
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).Build();
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  const Status s = (*interp)->AllocateTensors();
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE((*interp)->node_is_fused(project));
+  EXPECT_NE(s.message().find("fused 1x1 convolution's filter must be [Cout,1,1,64], got [16,1,1,65]"), std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.message().find("node " + std::to_string(dw) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
+}
+
+TEST(PointwiseProjectionFusion, NotFusedWhereTheRowsCannotBeMultipliedInPlace) {
+  struct NotFused {
+    const char* what;
+    ExpansionSpec spec;
+  };
+  std::vector<NotFused> cases;
+  ExpansionSpec s;
+  s.project = 16, s.depthwise_is_output = true;
+  cases.push_back({"the depthwise output is also a graph output", s});
+  s = ExpansionSpec{};
+  s.project = 16, s.project_add = true, s.add_operand_after = true;
+  cases.push_back({"the ADD's operand is computed after the depthwise", s});
+  s = ExpansionSpec{};
+  s.project = 16, s.h = s.w = 28;
+  cases.push_back({"a small map (28x28x64: 196 KiB stays in L2)", s});
+  s = ExpansionSpec{};
+  s.project = 16, s.kernel = 5, s.expansion = false, s.cin = 64;  // (an expansion would take the 5x5 row path)
+  cases.push_back({"a 5x5 window", s});
+  s = ExpansionSpec{};
+  s.project = 4;
+  cases.push_back({"four outputs (CONV_2D's dot-product kernel)", s});
+  for (const NotFused& c : cases) {
+    SCOPED_TRACE(c.what);
+    const ExpansionBuilt b = BuildExpansion(c.spec);
+    // (An expansion is still fused: its tiles may round differently.)
+    const std::vector<bool> fused = ExpectSameAsUnfused(b.bytes, {}, 1, kExpansionRtol, {2});
+    ASSERT_GT(fused.size(), static_cast<size_t>(b.project));
+    EXPECT_FALSE(fused[static_cast<size_t>(b.project)]);
+  }
+  {
+    // The operand computed between the two: the ADD still joins the
+    // projection's own kernel.
+    ExpansionSpec later;
+    later.project = 16, later.project_add = true, later.add_operand_after = true;
+    const ExpansionBuilt b = BuildExpansion(later);
+    const RunResult run = Invoke(b.bytes, /*preserve=*/false, 2);
+    EXPECT_TRUE(run.fused[static_cast<size_t>(b.add)]);
   }
 }
 

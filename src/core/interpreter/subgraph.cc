@@ -153,6 +153,13 @@ Status Subgraph::AddWork(const Node& node) {
     macs += static_cast<double>(tensors_[static_cast<size_t>(conv.inputs[0])].num_elements()) *
             tensors_[static_cast<size_t>(conv.inputs[1])].dim(0);
   }
+  if (i < fused_projection_.size() && fused_projection_[i] >= 0) {
+    // The fused projection: the node's output (the convolution's) elements x
+    // the convolution's depth.
+    const Node& conv = nodes_[static_cast<size_t>(fused_projection_[i])];
+    macs += static_cast<double>(tensors_[static_cast<size_t>(node.outputs[0])].num_elements()) *
+            tensors_[static_cast<size_t>(conv.inputs[1])].dim(3);
+  }
   estimated_macs_ += macs;
   if (limits_.max_macs <= 0 || estimated_macs_ <= limits_.max_macs) return Status::Ok();
   return ResourceExhaustedError(fmt::format(
@@ -617,6 +624,118 @@ void Subgraph::FusePointwiseInputs() {
   }
 }
 
+void Subgraph::FusePointwiseOutputs() {
+  constexpr int32_t kConv2D = 3, kDepthwiseConv2D = 4;
+  // Below this the depthwise output stays in a core's L2 between the two
+  // kernels (hand_landmark_lite's 28x28x96, 300 KiB, gained nothing).
+  constexpr int64_t kMinDepthwiseOutputBytes = int64_t{512} << 10;
+  // As for the expansion: CONV_2D runs a 1x1 layer of fewer outputs with a
+  // dot-product kernel, which the fused GEMM would not match bit for bit.
+  constexpr int kMinOutputs = 8;
+  fused_projection_.assign(nodes_.size(), -1);
+  TensorUses uses = ComputeTensorUses();
+  const std::vector<uint8_t> will_fold = WillFold();
+  auto constant = [&](int t) {
+    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
+    const int writer = uses.writer[static_cast<size_t>(t)];
+    return (tensor.is_constant() && tensor.data != nullptr) || (writer >= 0 && will_fold[static_cast<size_t>(writer)]);
+  };
+  auto float_tensor = [&](int t) { return t >= 0 && tensors_[static_cast<size_t>(t)].type == DataType::kFloat32; };
+  std::vector<int> position(nodes_.size(), -1);
+  for (size_t i = 0; i < execution_plan_.size(); ++i) position[static_cast<size_t>(execution_plan_[i])] = static_cast<int>(i);
+  const std::vector<int> plan = execution_plan_;  // the loop reorders execution_plan_
+  for (int index : plan) {
+    const Node& conv = nodes_[static_cast<size_t>(index)];
+    if (folded_[static_cast<size_t>(index)] || conv.is_custom() || conv.builtin_code != kConv2D ||
+        conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 4 || conv.inputs[0] < 0) {
+      continue;
+    }
+    const int mid = conv.inputs[0];
+    const int w = uses.writer[static_cast<size_t>(mid)];
+    if (w < 0 || uses.readers[static_cast<size_t>(mid)] != 1 || folded_[static_cast<size_t>(w)] ||
+        std::find(outputs_.begin(), outputs_.end(), mid) != outputs_.end()) {
+      continue;
+    }
+    Node& dw = nodes_[static_cast<size_t>(w)];
+    if (dw.is_custom() || dw.builtin_code != kDepthwiseConv2D || dw.outputs.size() != 1 || dw.inputs.size() < 2 ||
+        dw.inputs[1] < 0 || !float_tensor(mid) || !float_tensor(conv.inputs[1]) || !float_tensor(conv.outputs[0])) {
+      continue;
+    }
+    const int bias = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
+    const int residual = conv.inputs.size() > 3 ? conv.inputs[3] : -1;
+    const Tensor& between = tensors_[static_cast<size_t>(mid)];
+    const Tensor& filter = tensors_[static_cast<size_t>(conv.inputs[1])];
+    const Tensor& dw_filter = tensors_[static_cast<size_t>(dw.inputs[1])];
+    // 3x3 windows: the depthwise kernel's row path (5x5 ones take channel planes).
+    if (between.rank() != 4 || between.is_variable || !constant(conv.inputs[1]) || filter.sparsity != nullptr ||
+        filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 || filter.dim(3) != between.dim(3) ||
+        filter.dim(0) < kMinOutputs || (bias >= 0 && !float_tensor(bias)) || dw_filter.rank() != 4 ||
+        dw_filter.dim(1) != 3 || dw_filter.dim(2) != 3 ||
+        between.num_elements() * static_cast<int64_t>(sizeof(float)) < kMinDepthwiseOutputBytes) {
+      continue;
+    }
+    // The ADD's operand must be ready when the depthwise node runs.
+    if (residual >= 0) {
+      const int rw = uses.writer[static_cast<size_t>(residual)];
+      if (!float_tensor(residual) || (rw >= 0 && position[static_cast<size_t>(rw)] >= position[static_cast<size_t>(w)])) {
+        continue;
+      }
+    }
+    // Weights behind a DEQUANTIZE (float16 files) fold when their node's
+    // turn comes in the plan: one after the depthwise node moves before it,
+    // so that they are constant when the depthwise kernel is prepared.
+    std::vector<int> hoist;
+    bool weights_ready = true;
+    for (int t : {conv.inputs[1], bias}) {
+      const int tw = t >= 0 ? uses.writer[static_cast<size_t>(t)] : -1;
+      if (tw < 0 || position[static_cast<size_t>(tw)] < position[static_cast<size_t>(w)]) continue;
+      bool raw_inputs = will_fold[static_cast<size_t>(tw)] != 0;
+      for (int in : nodes_[static_cast<size_t>(tw)].inputs) {
+        const Tensor* x = in >= 0 ? &tensors_[static_cast<size_t>(in)] : nullptr;
+        if (x != nullptr && (!x->is_constant() || x->data == nullptr)) raw_inputs = false;
+      }
+      if (!raw_inputs) weights_ready = false;
+      hoist.push_back(tw);
+    }
+    if (!weights_ready) continue;
+    const StatusOr<Conv2DParams> params = ParseConv2DParams(conv);
+    if (!params.ok() || params->stride_h != 1 || params->stride_w != 1) continue;
+    auto* source = dynamic_cast<PointwiseOutputSource*>(kernels_[static_cast<size_t>(index)].get());
+    auto* fusable = dynamic_cast<PointwiseOutputFusable*>(kernels_[static_cast<size_t>(w)].get());
+    float lo = 0.f, hi = 0.f;
+    bool with_residual = false;
+    if (source == nullptr || fusable == nullptr || !source->PointwiseEpilogue(&lo, &hi, &with_residual) ||
+        with_residual != (residual >= 0)) {
+      continue;
+    }
+    const int first = fusable->pointwise_output_index();
+    if (first < static_cast<int>(dw.inputs.size()) || !fusable->FusePointwiseOutput(first, lo, hi, with_residual)) {
+      continue;
+    }
+    // The depthwise node writes the convolution's output and reads its
+    // filter, bias and ADD operand; the tensor between them is never allocated.
+    dw.inputs.resize(static_cast<size_t>(first), -1);
+    dw.inputs.push_back(conv.inputs[1]);
+    dw.inputs.push_back(bias);
+    dw.inputs.push_back(residual);
+    dw.input_types.resize(dw.inputs.size(), DataType::kFloat32);
+    dw.outputs[0] = conv.outputs[0];
+    uses.writer[static_cast<size_t>(conv.outputs[0])] = w;
+    uses.readers[static_cast<size_t>(mid)] = 0;
+    folded_[static_cast<size_t>(index)] = kFusedNode;
+    fused_projection_[static_cast<size_t>(w)] = index;
+    for (int node : hoist) {
+      execution_plan_.erase(std::find(execution_plan_.begin(), execution_plan_.end(), node));
+      execution_plan_.insert(std::find(execution_plan_.begin(), execution_plan_.end(), w), node);
+    }
+    if (!hoist.empty()) {
+      for (size_t i = 0; i < execution_plan_.size(); ++i) {
+        position[static_cast<size_t>(execution_plan_[i])] = static_cast<int>(i);
+      }
+    }
+  }
+}
+
 void Subgraph::FuseHardSwishes() {
   constexpr int32_t kHardSwish = 117;
   TensorUses uses = ComputeTensorUses();
@@ -784,6 +903,7 @@ Status Subgraph::AllocateTensors() {
       FuseClamps();
       FusePointwiseInputs();
       FuseHardSwishes();
+      FusePointwiseOutputs();
     }
     clamps_fused_ = true;
   }

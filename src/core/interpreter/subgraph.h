@@ -102,9 +102,16 @@ class Subgraph {
   // two. After FuseClamps (the convolution's clamp comes along) and before
   // FuseHardSwishes.
   void FusePointwiseInputs();
-  // HARD_SWISH after a kernel that takes it (Kernel::FuseHardSwish); last,
-  // because the kernel applies it after every other fused operation.
+  // HARD_SWISH after a kernel that takes it (Kernel::FuseHardSwish); before
+  // FusePointwiseOutputs, because the kernel applies it after every other
+  // fused operation of its own output.
   void FuseHardSwishes();
+  // A 1x1, stride-1 float CONV_2D that alone reads a 3x3 DEPTHWISE_CONV_2D's
+  // output, into the depthwise kernel (PointwiseOutputFusable,
+  // src/core/ops/fusion.h), where the depthwise output is large enough to
+  // leave a core's L1 and L2 between the two. Last: the convolution comes
+  // with everything fused into it (clamps, its ADD).
+  void FusePointwiseOutputs();
   // Node `index` (one input, one output, checked by the caller) runs inside
   // the kernel writing its input when that tensor has no other reader and
   // `offer` (the kernel's Fuse* call) accepts: the producer then writes the
@@ -144,6 +151,8 @@ class Subgraph {
   std::vector<ActivationRange> fused_clamp_;
   // Per node: the CONV_2D FusePointwiseInputs fused into it (-1: none).
   std::vector<int> fused_pointwise_;
+  // Per node: the CONV_2D FusePointwiseOutputs fused into it (-1: none).
+  std::vector<int> fused_projection_;
   bool clamps_fused_ = false;  // FuseClamps ran (first AllocateTensors)
   std::vector<uint8_t> output_set_;      // per tensor: shape set by its producer in this Prepare pass
   // Dynamic shapes: per node, prepared again at every Invoke (its output

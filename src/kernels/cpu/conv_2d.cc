@@ -15,6 +15,7 @@
 #include <string>
 
 #include "relite/kernel.h"
+#include "src/core/ops/fusion.h"
 #include "src/core/ops/params.h"
 #include "src/kernels/cpu/internal/conv_util.h"
 #include "src/kernels/cpu/internal/fused_residual.h"
@@ -71,7 +72,7 @@ void HardSwishBlock(float* c, int rows, int cols, size_t ldc) {
   for (int r = 0; r < rows; ++r, c += ldc) Kernels().hard_swish_f32(c, c, cols);
 }
 
-class Conv2DKernel final : public Kernel {
+class Conv2DKernel final : public Kernel, public PointwiseOutputSource {
  public:
   explicit Conv2DKernel(const Conv2DParams& params) : params_(params) {}
 
@@ -97,6 +98,14 @@ class Conv2DKernel final : public Kernel {
     return true;
   }
   int residual_input_index() const override { return kResidualInput; }
+  bool PointwiseEpilogue(float* min, float* max, bool* residual) const override {
+    if (hard_swish_ || !IsClampActivation(params_.activation)) return false;
+    const ActivationRange range = GetActivationRange(params_.activation);
+    *min = range.min;
+    *max = range.max;
+    *residual = fused_residual_;
+    return true;
+  }
   Status Eval(KernelContext& ctx) override;
 
  private:

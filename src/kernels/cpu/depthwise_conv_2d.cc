@@ -6,7 +6,9 @@
 // convolution that feeds it (an inverted-residual block's expansion, see
 // src/core/ops/fusion.h): the expanded rows are then made a band at a time
 // in per-thread scratch, with the GEMM that CONV_2D runs, and never reach
-// memory whole.
+// memory whole. Likewise the 1x1 convolution that reads it (the block's
+// projection): this node's output rows are made a few at a time in scratch
+// and multiplied there, and the node writes the projection's output.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -29,17 +31,18 @@
 namespace relite::cpu {
 namespace {
 
-class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable {
+class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable, public PointwiseOutputFusable {
  public:
   explicit DepthwiseConv2DKernel(const DepthwiseConv2DParams& params) : params_(params) {}
 
   Status Prepare(KernelContext& ctx) override;
   bool FuseClamp(float min, float max) override {
-    if (hard_swish_) return false;
+    if (hard_swish_ || projection_) return false;
     if (!residual_.active()) return FuseClampInto(&params_.activation, min, max);
     return residual_.TakeClamp(min, max);
   }
   bool FuseHardSwish() override {
+    if (projection_) return false;
     hard_swish_ = true;
     return true;
   }
@@ -48,19 +51,30 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // complete (own activation included) before the sum, so any activation of
   // this node is fine.
   bool FuseResidualAdd(int residual_input_index, float min, float max) override {
-    return residual_input_index == kResidualInput && !hard_swish_ && !pointwise_ && residual_.Take(min, max);
+    return residual_input_index == kResidualInput && !hard_swish_ && !pointwise_ && !projection_ &&
+           residual_.Take(min, max);
   }
   int residual_input_index() const override { return kResidualInput; }
   // The expansion before it (a HARD_SWISH fused later still applies to this
   // node's output); not with a fused ADD, whose rows would need their
   // place in the whole output.
   bool FusePointwiseInput(int first_input, float min, float max) override {
-    if (first_input != kPointwiseInput || residual_.active() || hard_swish_ || pointwise_) return false;
+    if (first_input != kPointwiseInput || residual_.active() || hard_swish_ || pointwise_ || projection_) return false;
     pointwise_ = true;
     pointwise_act_ = {min, max};
     return true;
   }
   int pointwise_input_index() const override { return kPointwiseInput; }
+  // The projection after it (a fused HARD_SWISH of this node's own output
+  // still applies before the product); not with a fused ADD of its own.
+  bool FusePointwiseOutput(int first_input, float min, float max, bool residual) override {
+    if (first_input != kProjectionInput || residual_.active() || projection_) return false;
+    projection_ = true;
+    projection_act_ = {min, max};
+    projection_residual_ = residual;
+    return true;
+  }
+  int pointwise_output_index() const override { return kProjectionInput; }
   Status Eval(KernelContext& ctx) override;
 
  private:
@@ -78,12 +92,35 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // With a fused expansion (pointwise_): checks its filter and bias, sets
   // in_c_ to its outputs, packs its weights.
   Status PreparePointwise(KernelContext& ctx);
+  // With a fused projection (projection_): checks its filter, bias and ADD
+  // operand, packs its weights, plans the rows made at once.
+  Status PrepareProjection(KernelContext& ctx);
+  // What the projection's product reads besides the rows.
+  struct ProjectionIo {
+    const float* bias = nullptr;
+    const float* residual = nullptr;  // the fused ADD's operand, or null
+    float* output = nullptr;          // the node's output
+  };
+  ProjectionIo ProjectionInputs(KernelContext& ctx) const;
+  // Output rows [0, rows) of `part` (a job whose row i is output pixel row
+  // first_pixel / out_w_ + i): computed straight into part.output, or, with
+  // a fused projection, projection_rows_ at a time into `rows_scratch` and
+  // multiplied from there into the projection's output.
+  void FinishRows(const DepthwiseF32Job& part, const float* residual, int rows, size_t first_pixel,
+                  const ProjectionIo& io, float* rows_scratch) const;
+  // The plain path's runs: rows [r0, r1) of batch * out_h_.
+  void RunRows(const DepthwiseF32Job& job, const float* residual, int r0, int r1, const ProjectionIo& io,
+               float* rows_scratch) const;
+  // One thread's rows of depthwise output before the projection.
+  size_t projection_slot_bytes() const { return projection_ ? projection_floats_ * sizeof(float) + 64 : 0; }
   // The band height and the scratch it needs, once the geometry is known.
   void PlanPointwiseBands(KernelContext& ctx);
   // Input rows one output row's window spans.
   int window_rows() const { return (filter_h_ - 1) * params_.dilation_h + 1; }
   // One thread's share of the scratch: its band, and room to align it.
   size_t band_slot_bytes() const { return band_floats_ * sizeof(float) + 64; }
+  // A thread's slot on the expansion path: its band, then its projection rows.
+  size_t pointwise_slot_bytes() const { return band_slot_bytes() + projection_slot_bytes(); }
   void EvalPointwise(KernelContext& ctx, const DepthwiseF32Job& job);
   // Which expanded rows a thread's band holds: rows [lo, hi) of image b.
   struct BandRows {
@@ -93,7 +130,7 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   // a band of output rows at a time, in `band` (band_floats_), keeping the
   // rows `held` says the band has from the thread's previous call.
   void RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias, float* band, BandRows& held,
-                        int r0, int r1) const;
+                        int r0, int r1, const ProjectionIo& io, float* rows_scratch) const;
 
   DepthwiseConv2DParams params_;
   ActivationRange act_{};
@@ -108,6 +145,18 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable 
   int pw_depth_ = 0;
   AlignedFloatBuffer pw_packed_;
   const void* pw_packed_from_ = nullptr;
+  // A fused 1x1 convolution after it: its filter, optional bias and
+  // optional ADD operand are inputs kProjectionInput, + 1 and + 2.
+  static constexpr int kProjectionInput = kPointwiseInput + 2;
+  bool projection_ = false;
+  ActivationRange projection_act_{};
+  bool projection_residual_ = false;
+  int projection_c_ = 0;            // its output channels
+  int projection_residual_c_ = 0;   // the ADD operand's channels (<= projection_c_)
+  AlignedFloatBuffer projection_packed_;
+  const void* projection_packed_from_ = nullptr;
+  int projection_rows_ = 0;         // depthwise output rows made at once
+  size_t projection_floats_ = 0;    // projection_rows_ of them
   int band_out_rows_ = 0;   // output rows per band
   size_t band_floats_ = 0;  // one thread's band of expanded rows
   int batch_ = 0, in_h_ = 0, in_w_ = 0, in_c_ = 0;
@@ -164,7 +213,10 @@ InteriorRange InteriorOutputs(int pad_before, int in, int filter, int dilation, 
 }
 
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
-  const int max_inputs = pointwise_ ? kPointwiseInput + 2 : residual_.active() ? kResidualInput + 1 : 3;
+  const int max_inputs = projection_         ? kProjectionInput + 3
+                         : pointwise_          ? kPointwiseInput + 2
+                         : residual_.active() ? kResidualInput + 1
+                                              : 3;
   if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
     return ctx.Error("expected 2 or 3 inputs (input, filter[, bias]), got " + std::to_string(ctx.num_inputs()));
   }
@@ -216,7 +268,8 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   out_w_ = pw.out;
   pad_top_ = ph.pad_before;
   pad_left_ = pw.pad_before;
-  RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, {batch_, out_h_, out_w_, out_c_}));
+  if (projection_) RELITE_RETURN_IF_ERROR(PrepareProjection(ctx));
+  RELITE_RETURN_IF_ERROR(ctx.ResizeOutput(0, {batch_, out_h_, out_w_, projection_ ? projection_c_ : out_c_}));
 
   act_ = GetActivationRange(params_.activation);
   if (residual_.active()) {
@@ -232,7 +285,7 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
   const int sh = params_.stride_h;
   const bool planes_fit = multiplier_ == 1 && params_.dilation_h == 1 && params_.dilation_w == 1 &&
                           filter_h_ == 5 && filter_w_ == 5 && sh == sw && (sh == 1 || sh == 2);
-  if (planes_fit && !pointwise_) {
+  if (planes_fit && !pointwise_ && !projection_) {
     padded_w_ = std::max(in_w_ + pad_left_, (out_w_ - 1) * sw + filter_w_);
     // With stride 2 the copy is a quarter of the pixels' work, not one
     // twenty-fifth: worth it only where the border path would take a large
@@ -253,8 +306,110 @@ Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
     padded_ = worth && int64_t{padded_w_} * 64 <= 16 * 1024;
     if (padded_) PlanPaddedBands(ctx);
   }
-  if (pointwise_) PlanPointwiseBands(ctx);
+  if (pointwise_) {
+    PlanPointwiseBands(ctx);
+  } else if (projection_) {
+    ctx.RequestScratch(static_cast<size_t>(std::max(1, ctx.num_threads())) * projection_slot_bytes());
+  }
   return Status::Ok();
+}
+
+Status DepthwiseConv2DKernel::PrepareProjection(KernelContext& ctx) {
+  if (!ctx.has_input(kProjectionInput)) return ctx.Error("the fused 1x1 convolution after it has no filter");
+  const Tensor& filter = ctx.input(kProjectionInput);
+  RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, filter, "fused 1x1 convolution filter"));
+  if (filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 || filter.dim(3) != out_c_ || filter.dim(0) <= 0) {
+    return ctx.Error("the fused 1x1 convolution's filter must be [Cout,1,1," + std::to_string(out_c_) + "], got " +
+                     ShapeToString(filter.shape));
+  }
+  if (!filter.is_constant() || filter.data == nullptr) {
+    return ctx.Error("the fused 1x1 convolution's filter must be constant");
+  }
+  projection_c_ = filter.dim(0);
+  if (ctx.has_input(kProjectionInput + 1)) {
+    const Tensor& bias = ctx.input(kProjectionInput + 1);
+    RELITE_RETURN_IF_ERROR(CheckFloatTensor(ctx, bias, "fused 1x1 convolution bias"));
+    if (bias.num_elements() != projection_c_) {
+      return ctx.Error("the fused 1x1 convolution's bias must have " + std::to_string(projection_c_) +
+                       " elements, got " + ShapeToString(bias.shape));
+    }
+  }
+  projection_residual_c_ = 0;
+  if (projection_residual_) {
+    RELITE_RETURN_IF_ERROR(CheckFusedResidualOperand(ctx, kProjectionInput + 2, batch_, out_h_, out_w_, projection_c_,
+                                                     "fused 1x1 convolution", &projection_residual_c_));
+  }
+  if (projection_packed_from_ != filter.data ||
+      projection_packed_.size() != PackedWeightsSize(projection_c_, out_c_)) {
+    projection_packed_.Resize(PackedWeightsSize(projection_c_, out_c_));
+    if (projection_packed_.data() == nullptr) {
+      return InternalError(ctx.node().Describe() + ": out of memory packing the fused 1x1 convolution's filter");
+    }
+    PackWeights(filter.data_as<float>(), projection_c_, out_c_, static_cast<size_t>(out_c_), projection_packed_.data());
+    projection_packed_from_ = filter.data;
+  }
+  // About 24 KiB of depthwise output at once: made and multiplied while in
+  // L1, next to the weights.
+  constexpr size_t kRowsBytes = size_t{24} << 10;
+  const size_t row_bytes = std::max<size_t>(1, static_cast<size_t>(out_w_) * out_c_ * sizeof(float));
+  projection_rows_ = static_cast<int>(std::clamp<size_t>(kRowsBytes / row_bytes, 1, static_cast<size_t>(std::max(1, out_h_))));
+  projection_floats_ = static_cast<size_t>(projection_rows_) * out_w_ * out_c_;
+  return Status::Ok();
+}
+
+DepthwiseConv2DKernel::ProjectionIo DepthwiseConv2DKernel::ProjectionInputs(KernelContext& ctx) const {
+  ProjectionIo io;
+  io.output = ctx.output(0).data_as<float>();
+  if (!projection_) return io;
+  if (ctx.has_input(kProjectionInput + 1)) io.bias = ctx.input(kProjectionInput + 1).data_as<float>();
+  if (projection_residual_) io.residual = ctx.input(kProjectionInput + 2).data_as<float>();
+  return io;
+}
+
+void DepthwiseConv2DKernel::FinishRows(const DepthwiseF32Job& part, const float* residual, int rows,
+                                       size_t first_pixel, const ProjectionIo& io, float* rows_scratch) const {
+  if (!projection_) {
+    for (int i = 0; i < rows; ++i) RunRowAndFinish(part, residual, i);
+    return;
+  }
+  const int sh = params_.stride_h;
+  for (int i0 = 0; i0 < rows; i0 += projection_rows_) {
+    const int n = std::min(projection_rows_, rows - i0);
+    DepthwiseF32Job chunk = part;
+    chunk.pad_top = part.pad_top - i0 * sh;
+    chunk.out_h = n;
+    chunk.output = rows_scratch;
+    for (int i = 0; i < n; ++i) RunRowAndFinish(chunk, nullptr, i);
+    const size_t pixel = first_pixel + static_cast<size_t>(i0) * out_w_;
+    GemmEpilogue epilogue{io.bias, projection_act_.min, projection_act_.max};
+    if (io.residual != nullptr) {
+      epilogue.residual = io.residual + pixel * projection_residual_c_;
+      epilogue.residual_stride = static_cast<size_t>(projection_residual_c_);
+      epilogue.residual_columns = projection_residual_c_;
+    }
+    GemmPacked(n * out_w_, projection_c_, out_c_, rows_scratch, static_cast<size_t>(out_c_), projection_packed_.data(),
+               epilogue, io.output + pixel * projection_c_, static_cast<size_t>(projection_c_), 0, projection_c_);
+  }
+}
+
+void DepthwiseConv2DKernel::RunRows(const DepthwiseF32Job& job, const float* residual, int r0, int r1,
+                                    const ProjectionIo& io, float* rows_scratch) const {
+  if (!projection_) {
+    for (int r = r0; r < r1; ++r) RunRowAndFinish(job, residual, r);
+    return;
+  }
+  // Rows of one image at a time, as a job of their own (row i is output row oy0 + i).
+  const int sh = params_.stride_h;
+  for (int r = r0; r < r1;) {
+    const int b = r / out_h_, oy0 = r % out_h_;
+    const int oy1 = std::min(out_h_, oy0 + (r1 - r));
+    DepthwiseF32Job part = job;
+    part.input = job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
+    part.pad_top = pad_top_ - oy0 * sh;
+    part.out_h = oy1 - oy0;
+    FinishRows(part, nullptr, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
+    r += oy1 - oy0;
+  }
 }
 
 Status DepthwiseConv2DKernel::PreparePointwise(KernelContext& ctx) {
@@ -424,7 +579,7 @@ void DepthwiseConv2DKernel::PlanPointwiseBands(KernelContext& ctx) {
   const int band_in_rows =
       static_cast<int>(std::min<int64_t>(in_h_, int64_t{band_out_rows_ - 1} * params_.stride_h + window));
   band_floats_ = static_cast<size_t>(std::max(band_in_rows, 1)) * row_floats;
-  ctx.RequestScratch(static_cast<size_t>(threads) * band_slot_bytes());
+  ctx.RequestScratch(static_cast<size_t>(threads) * pointwise_slot_bytes());
 }
 
 Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
@@ -455,8 +610,14 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   }
   const int64_t row_work = static_cast<int64_t>(out_w_) * out_c_ * filter_h_ * filter_w_;
   const int64_t min_chunk = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, row_work));
+  const ProjectionIo io = ProjectionInputs(ctx);
+  // A thread's rows before the projection (none without one).
+  auto rows_scratch = [&](int64_t slot) {
+    return projection_ ? AlignFloats64(static_cast<char*>(ctx.scratch()) + static_cast<size_t>(slot) * projection_slot_bytes())
+                       : nullptr;
+  };
   if (ctx.num_threads() <= 1 || rows <= min_chunk) {
-    for (int r = 0; r < rows; ++r) RunRowAndFinish(job, residual, r);
+    RunRows(job, residual, 0, rows, io, rows_scratch(0));
     return Status::Ok();
   }
   // Runs of rows (four per thread) in SlotTasks: each thread starts on its
@@ -467,8 +628,7 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t slot = begin; slot < end; ++slot) {
       for (int t = tasks_.Next(static_cast<int>(slot)); t >= 0; t = tasks_.Next(static_cast<int>(slot))) {
-        const int r1 = RunBegin(rows, runs, t + 1);
-        for (int r = RunBegin(rows, runs, t); r < r1; ++r) RunRowAndFinish(job, residual, r);
+        RunRows(job, residual, RunBegin(rows, runs, t), RunBegin(rows, runs, t + 1), io, rows_scratch(slot));
       }
     }
   });
@@ -476,7 +636,8 @@ Status DepthwiseConv2DKernel::Eval(KernelContext& ctx) {
 }
 
 void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const float* x, const float* pw_bias,
-                                             float* band, BandRows& held, int r0, int r1) const {
+                                             float* band, BandRows& held, int r0, int r1, const ProjectionIo& io,
+                                             float* rows_scratch) const {
   const int sh = params_.stride_h;
   const int window = window_rows();
   const size_t row_floats = static_cast<size_t>(in_w_) * in_c_;
@@ -507,7 +668,7 @@ void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const f
     part.pad_top = pad_top_ + lo - oy0 * sh;
     part.out_h = oy1 - oy0;
     part.output = job.output + (static_cast<size_t>(b) * out_h_ + oy0) * out_w_ * out_c_;
-    for (int i = 0; i < oy1 - oy0; ++i) RunRowAndFinish(part, nullptr, i);
+    FinishRows(part, nullptr, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
     r += oy1 - oy0;
   }
 }
@@ -522,9 +683,12 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
   // the rows the one before made, then helps with the others' (a task taken
   // from another run makes its window's first rows again).
   const int workers = static_cast<int>(std::clamp<int64_t>(rows / (2 * band_out_rows_), 1, std::max(1, ctx.num_threads())));
+  const ProjectionIo io = ProjectionInputs(ctx);
+  // A thread's slot: its band, then its rows before the projection.
+  auto rows_scratch = [&](char* slot) { return projection_ ? AlignFloats64(slot + band_slot_bytes()) : nullptr; };
   if (workers == 1) {
     BandRows held;
-    RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch), held, 0, rows);
+    RunPointwiseRows(job, x, pw_bias, AlignFloats64(scratch), held, 0, rows, io, rows_scratch(scratch));
     return;
   }
   // Runs of at most a band each, their count a multiple of the threads so
@@ -533,10 +697,12 @@ void DepthwiseConv2DKernel::EvalPointwise(KernelContext& ctx, const DepthwiseF32
   tasks_.Reset(num_tasks, workers);
   ctx.ParallelFor(workers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
-      float* band = AlignFloats64(scratch + static_cast<size_t>(w) * band_slot_bytes());
+      char* slot = scratch + static_cast<size_t>(w) * pointwise_slot_bytes();
+      float* band = AlignFloats64(slot);
       BandRows held;
       for (int t = tasks_.Next(static_cast<int>(w)); t >= 0; t = tasks_.Next(static_cast<int>(w))) {
-        RunPointwiseRows(job, x, pw_bias, band, held, RunBegin(rows, num_tasks, t), RunBegin(rows, num_tasks, t + 1));
+        RunPointwiseRows(job, x, pw_bias, band, held, RunBegin(rows, num_tasks, t), RunBegin(rows, num_tasks, t + 1),
+                         io, rows_scratch(slot));
       }
     }
   });
