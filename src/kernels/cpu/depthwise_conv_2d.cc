@@ -102,10 +102,11 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable,
     float* output = nullptr;          // the node's output
   };
   ProjectionIo ProjectionInputs(KernelContext& ctx) const;
-  // Output rows [0, rows) of `part` (a job whose row i is output pixel row
-  // first_pixel / out_w_ + i): computed straight into part.output, or, with
-  // a fused projection, projection_rows_ at a time into `rows_scratch` and
-  // multiplied from there into the projection's output.
+  // Output rows [0, rows) of `part` (a job of one image's consecutive rows;
+  // its row 0 starts at pixel first_pixel of the whole output): computed
+  // straight into part.output, or, with a fused projection,
+  // projection_rows_ at a time into `rows_scratch` and multiplied from there
+  // into the projection's output.
   void FinishRows(const DepthwiseF32Job& part, const float* residual, int rows, size_t first_pixel,
                   const ProjectionIo& io, float* rows_scratch) const;
   // The plain path's runs: rows [r0, r1) of batch * out_h_.
@@ -213,8 +214,8 @@ InteriorRange InteriorOutputs(int pad_before, int in, int filter, int dilation, 
 }
 
 Status DepthwiseConv2DKernel::Prepare(KernelContext& ctx) {
-  const int max_inputs = projection_         ? kProjectionInput + 3
-                         : pointwise_          ? kPointwiseInput + 2
+  const int max_inputs = projection_          ? kProjectionInput + 3
+                         : pointwise_         ? kPointwiseInput + 2
                          : residual_.active() ? kResidualInput + 1
                                               : 3;
   if (ctx.num_inputs() < 2 || ctx.num_inputs() > max_inputs) {
