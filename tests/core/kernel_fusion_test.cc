@@ -724,6 +724,23 @@ TEST(PointwiseDepthwiseFusion, BatchesShareNoBand) {
   ExpectSameAsUnfused(b.bytes, {b.conv}, /*batch=*/3, kExpansionRtol, kExpansionThreads);
 }
 
+// AllocateTensors must fail with `message`, naming node `node`; node
+// `fused` (if any) must have been fused before the failure.
+void ExpectAllocateRefusedBy(const std::vector<uint8_t>& bytes, int node, const std::string& message, int fused = -1) {
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  BuiltinOpResolver resolver;
+  auto interp = InterpreterBuilder(**model, resolver).Build();
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  const Status s = (*interp)->AllocateTensors();
+  ASSERT_FALSE(s.ok());
+  if (fused >= 0) {
+    EXPECT_TRUE((*interp)->node_is_fused(fused));
+  }
+  EXPECT_NE(s.message().find(message), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("node " + std::to_string(node) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
+}
+
 TEST(PointwiseDepthwiseFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingTheNode) {
   // The pass sees the declared [64,1,1,16] filter; the DEQUANTIZE feeding it
   // folds to the float16 constant's real [64,1,1,17]. The depthwise kernel,
@@ -740,17 +757,7 @@ TEST(PointwiseDepthwiseFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingTh
   const int dw = m.AddOp(BuiltinOp::kDepthwiseConv2D, {expanded, dw_filter}, {out}, writer::DepthwiseConv2DOptions{});
   m.SetInputs({x});
   m.SetOutputs({out});
-  const std::vector<uint8_t> bytes = Finished(m);
-  auto model = Model::FromBuffer(bytes.data(), bytes.size());
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).Build();
-  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
-  const Status s = (*interp)->AllocateTensors();
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("fused 1x1 convolution's filter must be [Cout,1,1,16], got [64,1,1,17]"), std::string::npos)
-      << s.ToString();
-  EXPECT_NE(s.message().find("node " + std::to_string(dw) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
+  ExpectAllocateRefusedBy(Finished(m), dw, "fused 1x1 convolution's filter must be [Cout,1,1,16], got [64,1,1,17]");
 }
 
 TEST(PointwiseDepthwiseFusion, AnEmptyInputGivesAnEmptyOutput) {
@@ -871,18 +878,8 @@ TEST(PointwiseProjectionFusion, AFilterWhoseFoldedShapeDisagreesIsAnErrorNamingT
   const int project = m.AddOp(BuiltinOp::kConv2D, {d, filter}, {out}, writer::Conv2DOptions{});
   m.SetInputs({x});
   m.SetOutputs({out});
-  const std::vector<uint8_t> bytes = Finished(m);
-  auto model = Model::FromBuffer(bytes.data(), bytes.size());
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  BuiltinOpResolver resolver;
-  auto interp = InterpreterBuilder(**model, resolver).Build();
-  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
-  const Status s = (*interp)->AllocateTensors();
-  ASSERT_FALSE(s.ok());
-  EXPECT_TRUE((*interp)->node_is_fused(project));
-  EXPECT_NE(s.message().find("fused 1x1 convolution's filter must be [Cout,1,1,64], got [16,1,1,65]"), std::string::npos)
-      << s.ToString();
-  EXPECT_NE(s.message().find("node " + std::to_string(dw) + " (DEPTHWISE_CONV_2D"), std::string::npos) << s.ToString();
+  ExpectAllocateRefusedBy(Finished(m), dw, "fused 1x1 convolution's filter must be [Cout,1,1,64], got [16,1,1,65]",
+                          project);
 }
 
 TEST(PointwiseProjectionFusion, NotFusedWhereTheRowsCannotBeMultipliedInPlace) {

@@ -554,26 +554,34 @@ int Subgraph::AbsorbIntoProducer(int index, TensorUses& uses, const std::functio
   return producer.index;
 }
 
+// The GEMM a kernel fusing a 1x1 CONV_2D runs is the one CONV_2D runs for 1x1
+// layers of more than four outputs (fewer take a dot-product kernel): the
+// fusions take convolutions of at least this many outputs, for the same bits.
+constexpr int kMinFusedPointwiseOutputs = 8;
+
+bool Subgraph::ConstantOnceFolded(int t, const TensorUses& uses, const std::vector<uint8_t>& will_fold) const {
+  const Tensor& tensor = tensors_[static_cast<size_t>(t)];
+  const int writer = uses.writer[static_cast<size_t>(t)];
+  return (tensor.is_constant() && tensor.data != nullptr) || (writer >= 0 && will_fold[static_cast<size_t>(writer)]);
+}
+
+bool Subgraph::IsFloatTensor(int t) const {
+  return t >= 0 && tensors_[static_cast<size_t>(t)].type == DataType::kFloat32;
+}
+
 void Subgraph::FusePointwiseInputs() {
   constexpr int32_t kConv2D = 3, kDepthwiseConv2D = 4;
   // Below this the expanded tensor stays in a core's L2 between the two
   // kernels, and the unfused ones are as fast (they have tuned paths for
   // small maps).
   constexpr int64_t kMinExpandedBytes = int64_t{1} << 20;
-  // The GEMM the fused kernel runs is the one CONV_2D runs for 1x1 layers of
-  // more than four outputs (fewer take a dot-product kernel): same bits.
-  constexpr int kMinOutputs = 8;
   fused_pointwise_.assign(nodes_.size(), -1);
   TensorUses uses = ComputeTensorUses();
   // Weights behind a DEQUANTIZE (float16 files) are constant once folded,
   // which happens after this pass; the kernel checks them at Prepare.
   const std::vector<uint8_t> will_fold = WillFold();
-  auto constant = [&](int t) {
-    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
-    const int writer = uses.writer[static_cast<size_t>(t)];
-    return (tensor.is_constant() && tensor.data != nullptr) || (writer >= 0 && will_fold[static_cast<size_t>(writer)]);
-  };
-  auto float_tensor = [&](int t) { return t >= 0 && tensors_[static_cast<size_t>(t)].type == DataType::kFloat32; };
+  auto constant = [&](int t) { return ConstantOnceFolded(t, uses, will_fold); };
+  auto float_tensor = [&](int t) { return IsFloatTensor(t); };
   for (int index : execution_plan_) {
     Node& dw = nodes_[static_cast<size_t>(index)];
     if (folded_[static_cast<size_t>(index)] || dw.is_custom() || dw.builtin_code != kDepthwiseConv2D ||
@@ -594,7 +602,7 @@ void Subgraph::FusePointwiseInputs() {
     const Tensor& expanded = tensors_[static_cast<size_t>(mid)];
     if (x.rank() != 4 || expanded.rank() != 4 || expanded.is_variable || !constant(conv.inputs[1]) ||
         filter.sparsity != nullptr || filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 ||
-        filter.dim(3) != x.dim(3) || filter.dim(0) < kMinOutputs || (bias >= 0 && !float_tensor(bias)) ||
+        filter.dim(3) != x.dim(3) || filter.dim(0) < kMinFusedPointwiseOutputs || (bias >= 0 && !float_tensor(bias)) ||
         expanded.num_elements() * static_cast<int64_t>(sizeof(float)) < kMinExpandedBytes) {
       continue;
     }
@@ -629,18 +637,11 @@ void Subgraph::FusePointwiseOutputs() {
   // Below this the depthwise output stays in a core's L2 between the two
   // kernels (hand_landmark_lite's 28x28x96, 300 KiB, gained nothing).
   constexpr int64_t kMinDepthwiseOutputBytes = int64_t{512} << 10;
-  // As for the expansion: CONV_2D runs a 1x1 layer of fewer outputs with a
-  // dot-product kernel, which the fused GEMM would not match bit for bit.
-  constexpr int kMinOutputs = 8;
   fused_projection_.assign(nodes_.size(), -1);
   TensorUses uses = ComputeTensorUses();
   const std::vector<uint8_t> will_fold = WillFold();
-  auto constant = [&](int t) {
-    const Tensor& tensor = tensors_[static_cast<size_t>(t)];
-    const int writer = uses.writer[static_cast<size_t>(t)];
-    return (tensor.is_constant() && tensor.data != nullptr) || (writer >= 0 && will_fold[static_cast<size_t>(writer)]);
-  };
-  auto float_tensor = [&](int t) { return t >= 0 && tensors_[static_cast<size_t>(t)].type == DataType::kFloat32; };
+  auto constant = [&](int t) { return ConstantOnceFolded(t, uses, will_fold); };
+  auto float_tensor = [&](int t) { return IsFloatTensor(t); };
   std::vector<int> position(nodes_.size(), -1);
   for (size_t i = 0; i < execution_plan_.size(); ++i) position[static_cast<size_t>(execution_plan_[i])] = static_cast<int>(i);
   const std::vector<int> plan = execution_plan_;  // the loop reorders execution_plan_
@@ -669,7 +670,7 @@ void Subgraph::FusePointwiseOutputs() {
     // 3x3 windows: the depthwise kernel's row path (5x5 ones take channel planes).
     if (between.rank() != 4 || between.is_variable || !constant(conv.inputs[1]) || filter.sparsity != nullptr ||
         filter.rank() != 4 || filter.dim(1) != 1 || filter.dim(2) != 1 || filter.dim(3) != between.dim(3) ||
-        filter.dim(0) < kMinOutputs || (bias >= 0 && !float_tensor(bias)) || dw_filter.rank() != 4 ||
+        filter.dim(0) < kMinFusedPointwiseOutputs || (bias >= 0 && !float_tensor(bias)) || dw_filter.rank() != 4 ||
         dw_filter.dim(1) != 3 || dw_filter.dim(2) != 3 ||
         between.num_elements() * static_cast<int64_t>(sizeof(float)) < kMinDepthwiseOutputBytes) {
       continue;

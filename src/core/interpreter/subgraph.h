@@ -95,6 +95,10 @@ class Subgraph {
     std::vector<int> writer, readers;
   };
   TensorUses ComputeTensorUses() const;
+  // Tensor t is constant now or will be once folded (WillFold's result:
+  // weights behind a DEQUANTIZE fold after the fusion passes).
+  bool ConstantOnceFolded(int t, const TensorUses& uses, const std::vector<uint8_t>& will_fold) const;
+  bool IsFloatTensor(int t) const;  // t >= 0 and float32
   void FuseClamps();
   // A 1x1, stride-1 float CONV_2D whose output only a DEPTHWISE_CONV_2D reads,
   // into the depthwise kernel (PointwiseInputFusable, src/core/ops/fusion.h),
