@@ -123,6 +123,16 @@ void GemmPass(int m, int n, int k, int k0, const GemmSegments& depth, bool first
         n0 += kGemmPanelWidth;
         continue;
       }
+      // A full panel and a full 8-column last panel (24 columns left) at once (AVX-512).
+      if (kernels.gemm_f32_panel_wide_narrow != nullptr && width == kGemmPanelWidth && n0 + kGemmPanelWidth + 8 == n &&
+          n_end == n && (!residual || n <= epilogue.residual_columns)) {
+        const float* narrow = packed + static_cast<size_t>(n0 + kGemmPanelWidth) * k + static_cast<size_t>(k0) * 8;
+        kernels.gemm_f32_panel_wide_narrow(rows, depth, a_block, lda, panel, static_cast<size_t>(narrow - panel),
+                                           c_block, ldc, bias, !first, last, epilogue.min, epilogue.max, block_residual,
+                                           epilogue.residual_stride);
+        n0 += kGemmPanelWidth;
+        continue;
+      }
       float bias_padded[kGemmPanelWidth];
       if (bias != nullptr && valid < width) {
         std::copy(bias, bias + valid, bias_padded);

@@ -256,6 +256,10 @@ struct CpuKernels {
   // The same arguments over four adjacent full panels (width 64), 6 rows a
   // tile: fewer broadcasts per multiply-add than the pair. Null: pairs.
   GemmF32PanelPairFn gemm_f32_panel_quad = nullptr;
+  // The same arguments over a full panel and the 8-column last panel after
+  // it (width 24; the second panel's weights 8 floats a depth step). Null:
+  // one panel at a time.
+  GemmF32PanelPairFn gemm_f32_panel_wide_narrow = nullptr;
   GemvF32Fn gemv_f32 = nullptr;
   AddResidualClampF32Fn add_residual_clamp_f32 = nullptr;
   DepthwiseF32RowFn depthwise_f32_row = nullptr;

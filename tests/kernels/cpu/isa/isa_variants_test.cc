@@ -134,7 +134,10 @@ TEST(IsaVariantsTest, Conv2DFloat) {
                        // four panels (4 x 6 + 1: two 6-row tiles, then 7 rows a pair), 11 rows
                        // (one 11-row pair tile), 13 and 23 rows of two panels (7 + 6, 12 + 11).
                        Case{5, 5, 16, 64, 1, 1}, Case{1, 11, 16, 64, 1, 1}, Case{1, 13, 24, 32, 1, 1},
-                       Case{1, 23, 24, 32, 1, 1}}) {
+                       Case{1, 23, 24, 32, 1, 1},
+                       // 24 columns as one 16 + 8 tile (AVX-512): a first layer's 3x3x3 windows over 90
+                       // rows (7 whole tiles, then 6 rows), 5 rows alone, 19 rows (12 + 7 -> 10 + 9).
+                       Case{17, 19, 3, 24, 3, 2}, Case{1, 5, 16, 24, 1, 1}, Case{1, 19, 40, 24, 1, 1}}) {
     const std::string what = "conv " + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" + std::to_string(c.cin) +
                              " -> " + std::to_string(c.cout) + " k" + std::to_string(c.k) + " s" +
                              std::to_string(c.stride);

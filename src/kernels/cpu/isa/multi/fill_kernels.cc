@@ -10,6 +10,7 @@ void FillKernels(CpuKernels* k) {
 #if defined(__AVX512F__)
   k->gemm_f32_panel_pair = GemmF32PanelPair;
   k->gemm_f32_panel_quad = GemmF32PanelQuad;
+  k->gemm_f32_panel_wide_narrow = GemmF32PanelWideNarrow;
 #endif
   k->gemv_f32 = GemvF32;
   k->add_residual_clamp_f32 = AddResidualClampF32;

@@ -288,6 +288,128 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
   tile(r + upper, rest - upper);
 }
 
+namespace {
+
+// One kRows x 24 tile over a full 16-column panel and the 8-column last
+// panel after it (its weights at b + panel_stride, 8 floats a depth step):
+// one broadcast of each row's value feeds a 16-lane and an 8-lane
+// multiply-add. One panel at a time, each row's value is broadcast once per
+// panel, and the broadcasts, not the multiply-adds, bound a 24-column layer
+// with a short K (the first layers' 3x3x3 windows, 96 -> 24 projections).
+template <int kRows>
+inline __attribute__((always_inline)) void WideNarrowMicroTile(const GemmSegments& depth, const float* a, size_t lda,
+                                                               const float* b, size_t panel_stride, float* c,
+                                                               size_t ldc, const float* bias, bool accumulate,
+                                                               bool finalize, float lo, float hi,
+                                                               const float* residual, size_t residual_stride) {
+  VecF wide[kRows];
+  V8 narrow[kRows];
+  if (accumulate) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      wide[r] = Load<VecF>(c + r * ldc);
+      narrow[r] = Load<V8>(c + r * ldc + 16);
+    }
+  } else {
+    const VecF bw = bias != nullptr ? Load<VecF>(bias) : VecF{};
+    const V8 bn = bias != nullptr ? Load<V8>(bias + 16) : V8{};
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      wide[r] = bw;
+      narrow[r] = bn;
+    }
+  }
+  const float* b0 = b;
+  const float* b1 = b + panel_stride;
+  const int length = depth.length;
+  for (int seg = 0; seg < depth.count; ++seg, a += depth.stride) {
+    const float* rows[kRows];
+    RowPointers(a, lda, rows);
+    for (int k = 0; k < length; ++k, b0 += 16, b1 += 8) {
+      const VecF w0 = Load<VecF>(b0);
+      const V8 w1 = Load<V8>(b1);
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) {
+        // One broadcast register for both: the 8-lane product takes its low
+        // half. (x - 0 is x for every x, so this is a bare broadcast; Splat's
+        // 0 + x is not, for x = -0.)
+        const VecF x = rows[r][k] - VecF{};
+        wide[r] += x * w0;
+        narrow[r] += __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) * w1;
+      }
+    }
+  }
+  if (finalize) {
+    if (residual != nullptr) {
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) {
+        wide[r] += Load<VecF>(residual + r * residual_stride);
+        narrow[r] += Load<V8>(residual + r * residual_stride + 16);
+      }
+    }
+    const VecF wlo = Splat<VecF>(lo), whi = Splat<VecF>(hi);
+    const V8 nlo = Splat<V8>(lo), nhi = Splat<V8>(hi);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      wide[r] = Clamp(wide[r], wlo, whi);
+      narrow[r] = Clamp(narrow[r], nlo, nhi);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) {
+    Store<VecF>(c + r * ldc, wide[r]);
+    Store<V8>(c + r * ldc + 16, narrow[r]);
+  }
+}
+
+// A height's own function, as for the pair tiles.
+template <int kRows>
+__attribute__((noinline)) void WideNarrowTile(const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                                              size_t panel_stride, float* c, size_t ldc, const float* bias,
+                                              bool accumulate, bool finalize, float lo, float hi,
+                                              const float* residual, size_t residual_stride) {
+  WideNarrowMicroTile<kRows>(depth, a, lda, b, panel_stride, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+                             residual_stride);
+}
+
+template <int... kRows>
+constexpr auto MakeWideNarrowTiles(std::integer_sequence<int, kRows...>) {
+  return std::array<PairTileFn, sizeof...(kRows)>{WideNarrowTile<kRows + 1>...};
+}
+constexpr auto kWideNarrowTiles = MakeWideNarrowTiles(std::make_integer_sequence<int, kTileRows>{});
+
+}  // namespace
+
+// A full 16-column panel and the 8-column last panel after it, 12 rows a
+// tile; rows past the last whole tile join it as two tiles of even height.
+void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                            size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+                            bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
+  auto tile = [&](int r, int height) {
+    kWideNarrowTiles[height - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, panel_stride,
+                                 c + static_cast<size_t>(r) * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                                 residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
+                                 residual_stride);
+  };
+  const int whole = WholeTilesBeforeRest(rows, kTileRows);
+  int r = 0;
+  for (int t = 0; t < whole; ++t, r += kTileRows) {
+    WideNarrowMicroTile<kTileRows>(depth, a + static_cast<size_t>(r) * lda, lda, b, panel_stride,
+                                   c + static_cast<size_t>(r) * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                                   residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
+                                   residual_stride);
+  }
+  const int rest = rows - r;
+  if (rest == 0) return;
+  if (rest <= kTileRows) {
+    tile(r, rest);
+    return;
+  }
+  const int upper = (rest + 1) / 2;
+  tile(r, upper);
+  tile(r + upper, rest - upper);
+}
+
 // Four adjacent full 16-column panels, 6 rows a tile: 24 accumulators and
 // four weight vectors. Per depth step 6 broadcasts and 4 loads feed 24
 // multiply-adds, against 12 and 2 in the pair tile: on AMD Zen 4, whose

@@ -33,6 +33,9 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
 void GemmF32PanelQuad(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
                       float lo, float hi, const float* residual, size_t residual_stride);
+void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
+                            size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+                            bool finalize, float lo, float hi, const float* residual, size_t residual_stride);
 #endif
 void GemvF32(int k, const float* w, size_t row_stride, const float* x, const float* bias, float lo, float hi, float* y,
              int n_begin, int n_end);
