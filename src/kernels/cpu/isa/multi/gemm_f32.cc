@@ -382,6 +382,9 @@ constexpr auto kWideNarrowTiles = MakeWideNarrowTiles(std::make_integer_sequence
 
 // A full 16-column panel and the 8-column last panel after it, 12 rows a
 // tile; rows past the last whole tile join it as two tiles of even height.
+// (The row split is written out as in GemmF32PanelPair: passed to a shared
+// helper as lambdas, the whole tiles made GCC 12 spill the wide weight
+// vector in the depth loop.)
 void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                             size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
                             bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
