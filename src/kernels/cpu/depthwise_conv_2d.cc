@@ -103,12 +103,12 @@ class DepthwiseConv2DKernel final : public Kernel, public PointwiseInputFusable,
   };
   ProjectionIo ProjectionInputs(KernelContext& ctx) const;
   // Output rows [0, rows) of `part` (a job of one image's consecutive rows;
-  // its row 0 starts at pixel first_pixel of the whole output): computed
-  // straight into part.output, or, with a fused projection,
-  // projection_rows_ at a time into `rows_scratch` and multiplied from there
-  // into the projection's output.
-  void FinishRows(const DepthwiseF32Job& part, const float* residual, int rows, size_t first_pixel,
-                  const ProjectionIo& io, float* rows_scratch) const;
+  // its row 0 starts at pixel first_pixel of the whole output; its output
+  // pointer is set here): computed straight into the node's output, or,
+  // with a fused projection, projection_rows_ at a time into
+  // `rows_scratch` and multiplied from there into the projection's output.
+  void FinishRows(const DepthwiseF32Job& part, int rows, size_t first_pixel, const ProjectionIo& io,
+                  float* rows_scratch) const;
   // The plain path's runs: rows [r0, r1) of batch * out_h_.
   void RunRows(const DepthwiseF32Job& job, const float* residual, int r0, int r1, const ProjectionIo& io,
                float* rows_scratch) const;
@@ -367,10 +367,12 @@ DepthwiseConv2DKernel::ProjectionIo DepthwiseConv2DKernel::ProjectionInputs(Kern
   return io;
 }
 
-void DepthwiseConv2DKernel::FinishRows(const DepthwiseF32Job& part, const float* residual, int rows,
-                                       size_t first_pixel, const ProjectionIo& io, float* rows_scratch) const {
+void DepthwiseConv2DKernel::FinishRows(const DepthwiseF32Job& part, int rows, size_t first_pixel,
+                                       const ProjectionIo& io, float* rows_scratch) const {
   if (!projection_) {
-    for (int i = 0; i < rows; ++i) RunRowAndFinish(part, residual, i);
+    DepthwiseF32Job direct = part;
+    direct.output = io.output + first_pixel * out_c_;
+    for (int i = 0; i < rows; ++i) RunRowAndFinish(direct, nullptr, i);
     return;
   }
   const int sh = params_.stride_h;
@@ -408,7 +410,7 @@ void DepthwiseConv2DKernel::RunRows(const DepthwiseF32Job& job, const float* res
     part.input = job.input + static_cast<size_t>(b) * in_h_ * in_w_ * in_c_;
     part.pad_top = pad_top_ - oy0 * sh;
     part.out_h = oy1 - oy0;
-    FinishRows(part, nullptr, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
+    FinishRows(part, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
     r += oy1 - oy0;
   }
 }
@@ -668,8 +670,7 @@ void DepthwiseConv2DKernel::RunPointwiseRows(const DepthwiseF32Job& job, const f
     part.in_h = hi - lo;
     part.pad_top = pad_top_ + lo - oy0 * sh;
     part.out_h = oy1 - oy0;
-    part.output = job.output + (static_cast<size_t>(b) * out_h_ + oy0) * out_w_ * out_c_;
-    FinishRows(part, nullptr, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
+    FinishRows(part, oy1 - oy0, (static_cast<size_t>(b) * out_h_ + oy0) * out_w_, io, rows_scratch);
     r += oy1 - oy0;
   }
 }
