@@ -250,6 +250,23 @@ int WholeTilesBeforeRest(int rows, int tile_rows) {
   return rows % tile_rows != 0 && full > 0 ? full - 1 : full;
 }
 
+// Rows [r, rows) left after the whole tiles, as one tile or two of even
+// height (13 rows: 7 + 6): tile(row, height). (The whole tiles' loop stays
+// with each caller: passed here as a lambda too, it made GCC 12 spill the
+// 16 + 8 tile's wide weight vector in the depth loop.)
+template <typename Tile>
+inline void RestTiles(int r, int rows, Tile tile) {
+  const int rest = rows - r;
+  if (rest == 0) return;
+  if (rest <= kTileRows) {
+    tile(r, rest);
+    return;
+  }
+  const int upper = (rest + 1) / 2;
+  tile(r, upper);
+  tile(r + upper, rest - upper);
+}
+
 }  // namespace
 
 // Two adjacent full 16-column panels, 12 rows a tile: 24 accumulators and
@@ -277,15 +294,7 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
                                      residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                                      residual_stride, panel_stride);
   }
-  const int rest = rows - r;
-  if (rest == 0) return;
-  if (rest <= kTileRows) {
-    tile(r, rest);
-    return;
-  }
-  const int upper = (rest + 1) / 2;
-  tile(r, upper);
-  tile(r + upper, rest - upper);
+  RestTiles(r, rows, tile);
 }
 
 namespace {
@@ -382,9 +391,6 @@ constexpr auto kWideNarrowTiles = MakeWideNarrowTiles(std::make_integer_sequence
 
 // A full 16-column panel and the 8-column last panel after it, 12 rows a
 // tile; rows past the last whole tile join it as two tiles of even height.
-// (The row split is written out as in GemmF32PanelPair: passed to a shared
-// helper as lambdas, the whole tiles made GCC 12 spill the wide weight
-// vector in the depth loop.)
 void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                             size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
                             bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
@@ -402,15 +408,7 @@ void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a,
                                    residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                                    residual_stride);
   }
-  const int rest = rows - r;
-  if (rest == 0) return;
-  if (rest <= kTileRows) {
-    tile(r, rest);
-    return;
-  }
-  const int upper = (rest + 1) / 2;
-  tile(r, upper);
-  tile(r + upper, rest - upper);
+  RestTiles(r, rows, tile);
 }
 
 // Four adjacent full 16-column panels, 6 rows a tile: 24 accumulators and
