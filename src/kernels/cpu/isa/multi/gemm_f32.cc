@@ -242,6 +242,7 @@ constexpr auto MakePairTiles(std::integer_sequence<int, kRows...>) {
   return std::array<PairTileFn, sizeof...(kRows)>{PairTile<kRows + 1>...};
 }
 constexpr auto kPairTiles = MakePairTiles(std::make_integer_sequence<int, kTileRows>{});
+using PairTileTable = std::array<PairTileFn, kTileRows>;
 
 // Whole tiles of `tile_rows` to run before the rest of `rows`: one fewer
 // when rows are left over, so that the rest joins the last whole tile.
@@ -251,11 +252,18 @@ int WholeTilesBeforeRest(int rows, int tile_rows) {
 }
 
 // Rows [r, rows) left after the whole tiles, as one tile or two of even
-// height (13 rows: 7 + 6): tile(row, height). (The whole tiles' loop stays
-// with each caller: passed here as a lambda too, it made GCC 12 spill the
-// 16 + 8 tile's wide weight vector in the depth loop.)
-template <typename Tile>
-inline void RestTiles(int r, int rows, Tile tile) {
+// height (13 rows: 7 + 6), each from `tiles` (index height - 1). (The
+// whole tiles' loop stays with each caller: through a shared helper it made
+// GCC 12 spill the 16 + 8 tile's wide weight vector in the depth loop.)
+void RestTiles(const PairTileTable& tiles, int r, int rows, const GemmSegments& depth, const float* a, size_t lda,
+               const float* b, size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
+               bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
+  auto tile = [&](int row, int height) {
+    tiles[height - 1](depth, a + static_cast<size_t>(row) * lda, lda, b, panel_stride,
+                      c + static_cast<size_t>(row) * ldc, ldc, bias, accumulate, finalize, lo, hi,
+                      residual != nullptr ? residual + static_cast<size_t>(row) * residual_stride : nullptr,
+                      residual_stride);
+  };
   const int rest = rows - r;
   if (rest == 0) return;
   if (rest <= kTileRows) {
@@ -266,6 +274,7 @@ inline void RestTiles(int r, int rows, Tile tile) {
   tile(r, upper);
   tile(r + upper, rest - upper);
 }
+
 
 }  // namespace
 
@@ -280,12 +289,6 @@ inline void RestTiles(int r, int rows, Tile tile) {
 void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                       size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate, bool finalize,
                       float lo, float hi, const float* residual, size_t residual_stride) {
-  auto tile = [&](int r, int height) {
-    kPairTiles[height - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, panel_stride,
-                           c + static_cast<size_t>(r) * ldc, ldc, bias, accumulate, finalize, lo, hi,
-                           residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
-                           residual_stride);
-  };
   const int whole = WholeTilesBeforeRest(rows, kTileRows);
   int r = 0;
   for (int t = 0; t < whole; ++t, r += kTileRows) {
@@ -294,7 +297,8 @@ void GemmF32PanelPair(int rows, const GemmSegments& depth, const float* a, size_
                                      residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                                      residual_stride, panel_stride);
   }
-  RestTiles(r, rows, tile);
+  RestTiles(kPairTiles, r, rows, depth, a, lda, b, panel_stride, c, ldc, bias, accumulate, finalize, lo, hi, residual,
+            residual_stride);
 }
 
 namespace {
@@ -394,12 +398,6 @@ constexpr auto kWideNarrowTiles = MakeWideNarrowTiles(std::make_integer_sequence
 void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a, size_t lda, const float* b,
                             size_t panel_stride, float* c, size_t ldc, const float* bias, bool accumulate,
                             bool finalize, float lo, float hi, const float* residual, size_t residual_stride) {
-  auto tile = [&](int r, int height) {
-    kWideNarrowTiles[height - 1](depth, a + static_cast<size_t>(r) * lda, lda, b, panel_stride,
-                                 c + static_cast<size_t>(r) * ldc, ldc, bias, accumulate, finalize, lo, hi,
-                                 residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
-                                 residual_stride);
-  };
   const int whole = WholeTilesBeforeRest(rows, kTileRows);
   int r = 0;
   for (int t = 0; t < whole; ++t, r += kTileRows) {
@@ -408,7 +406,8 @@ void GemmF32PanelWideNarrow(int rows, const GemmSegments& depth, const float* a,
                                    residual != nullptr ? residual + static_cast<size_t>(r) * residual_stride : nullptr,
                                    residual_stride);
   }
-  RestTiles(r, rows, tile);
+  RestTiles(kWideNarrowTiles, r, rows, depth, a, lda, b, panel_stride, c, ldc, bias, accumulate, finalize, lo, hi,
+            residual, residual_stride);
 }
 
 // Four adjacent full 16-column panels, 6 rows a tile: 24 accumulators and
